@@ -1,0 +1,1 @@
+//! The command line: argument parsing, configuration, logging, exit codes.

@@ -1,0 +1,1 @@
+//! The task-graph engine (DESIGN.md section 7): dependencies, complexity, composition, orders, coherence.

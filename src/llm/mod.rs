@@ -1,0 +1,1 @@
+//! The language-model layer: role trait, backends, prompts, call record, retries.

@@ -1,0 +1,442 @@
+//! The workspace's static catalogues: resource kinds (`resources/resources.toml`),
+//! application categories and scenarios (`resources/categories.toml`), capabilities
+//! (`resources/capabilities.toml`), and the resources that hold on the initial
+//! desktop (`resources/fixtures/` and `resources/desktop.toml`).
+//!
+//! Owns parsing and validating those files; errors name the file and line. Also owns
+//! [`Resource`] (a kind with its actual parameter) and how a subtask's declared
+//! resources are instantiated from a parameter set.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Dimension, Level, Levels, Subtask};
+
+/// Errors reading the catalogue files.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// One resource kind from `resources.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindSpec {
+    pub description: String,
+    /// Does the kind take an actual parameter?
+    pub parameter: bool,
+    /// For path kinds: file extensions (lower case, no dot) that count as this kind.
+    #[serde(default)]
+    pub file_kinds: Vec<String>,
+    /// The parameter names a folder.
+    #[serde(default)]
+    pub directory: bool,
+}
+
+impl KindSpec {
+    pub fn is_path(&self) -> bool {
+        self.directory || !self.file_kinds.is_empty()
+    }
+}
+
+/// A scenario of OmniBench appendix A.5.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub categories: Vec<String>,
+}
+
+/// A capability of OmniBench table 12 as level constraints on some dimensions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capability {
+    pub name: String,
+    pub title: String,
+    pub constraints: BTreeMap<Dimension, Level>,
+}
+
+impl Capability {
+    /// Does a task with these levels test this capability?
+    pub fn matches(&self, levels: &Levels) -> bool {
+        self.constraints.iter().all(|(d, l)| levels.get(*d) == *l)
+    }
+}
+
+/// All catalogues of a workspace.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    pub kinds: BTreeMap<String, KindSpec>,
+    pub categories: Vec<String>,
+    pub scenarios: Vec<Scenario>,
+    pub capabilities: Vec<Capability>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KindsFile {
+    kinds: BTreeMap<String, KindSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CategoriesFile {
+    categories: Vec<String>,
+    scenarios: Vec<Scenario>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapabilitiesFile {
+    capabilities: Vec<Capability>,
+}
+
+/// Reads and parses a TOML file, naming file and line on error.
+pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, CatalogError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_toml(path, &text)
+}
+
+/// Parses TOML text that came from `path`, naming file and line on error.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &str,
+) -> Result<T, CatalogError> {
+    toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+            .unwrap_or(1);
+        CatalogError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: e.message().to_string(),
+        }
+    })
+}
+
+impl Catalog {
+    /// Loads `resources/{resources,categories,capabilities}.toml` under `workspace`.
+    pub fn load(workspace: &Path) -> Result<Catalog, CatalogError> {
+        let dir = workspace.join("resources");
+        let kinds_path = dir.join("resources.toml");
+        let kinds: KindsFile = read_toml(&kinds_path)?;
+        let cats_path = dir.join("categories.toml");
+        let cats: CategoriesFile = read_toml(&cats_path)?;
+        let caps_path = dir.join("capabilities.toml");
+        let caps: CapabilitiesFile = read_toml(&caps_path)?;
+        for s in &cats.scenarios {
+            if let Some(bad) = s.categories.iter().find(|c| !cats.categories.contains(c)) {
+                return Err(CatalogError::Invalid {
+                    path: cats_path,
+                    message: format!("scenario '{}' names unknown category '{bad}'", s.name),
+                });
+            }
+        }
+        for (name, k) in &kinds.kinds {
+            if k.is_path() && !k.parameter {
+                return Err(CatalogError::Invalid {
+                    path: kinds_path,
+                    message: format!("path kind '{name}' must take a parameter"),
+                });
+            }
+        }
+        Ok(Catalog {
+            kinds: kinds.kinds,
+            categories: cats.categories,
+            scenarios: cats.scenarios,
+            capabilities: caps.capabilities,
+        })
+    }
+
+    pub fn capability(&self, name: &str) -> Option<&Capability> {
+        self.capabilities.iter().find(|c| c.name == name)
+    }
+
+    /// The capabilities a task with these levels tests, by name.
+    pub fn capabilities_of(&self, levels: &Levels) -> Vec<String> {
+        self.capabilities
+            .iter()
+            .filter(|c| c.matches(levels))
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
+    /// The scenario of a set of categories: the combined scenario whose categories
+    /// are all present (most categories first), else the basic scenario of the most
+    /// frequent category, else the catch-all.
+    pub fn scenario_of<'a>(&self, categories: impl IntoIterator<Item = &'a str>) -> String {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in categories {
+            *counts.entry(c).or_default() += 1;
+        }
+        let present = |s: &Scenario| {
+            !s.categories.is_empty() && s.categories.iter().all(|c| counts.contains_key(c.as_str()))
+        };
+        let best_combined = self
+            .scenarios
+            .iter()
+            .filter(|s| s.categories.len() > 1 && present(s))
+            .max_by_key(|s| s.categories.len());
+        if let Some(s) = best_combined {
+            return s.name.clone();
+        }
+        let top = counts
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(c, _)| *c);
+        self.scenarios
+            .iter()
+            .find(|s| s.categories.len() == 1 && Some(s.categories[0].as_str()) == top)
+            .or_else(|| self.scenarios.iter().find(|s| s.categories.is_empty()))
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// The file kinds that match a path's extension.
+    pub fn kinds_of_path(&self, path: &str) -> Vec<&str> {
+        let ext = Path::new(path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        self.kinds
+            .iter()
+            .filter(|(_, k)| match &ext {
+                Some(ext) => k.file_kinds.iter().any(|f| f == ext),
+                None => false,
+            })
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+}
+
+/// A resource: a kind and, for kinds that take one, its actual parameter.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Resource {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+}
+
+impl Resource {
+    pub fn new(kind: impl Into<String>, parameter: Option<String>) -> Resource {
+        Resource {
+            kind: kind.into(),
+            parameter,
+        }
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.parameter {
+            Some(p) => write!(f, "{}={}", self.kind, p),
+            None => f.write_str(&self.kind),
+        }
+    }
+}
+
+/// Why a subtask's declared resources cannot be instantiated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResourceError {
+    #[error("unknown resource kind '{0}'")]
+    UnknownKind(String),
+    #[error("resource '{kind}' takes a parameter but parameter set {index} has no '{kind}'")]
+    MissingParameter { kind: String, index: usize },
+    #[error("placeholder '{{{name}}}' has no value in parameter set {index}")]
+    PlaceholderWithoutParameter { name: String, index: usize },
+    #[error("subtask has no parameter sets")]
+    NoParameterSets,
+}
+
+/// The input and output resources of instantiated subtask (`subtask`, `index`).
+pub fn instantiate(
+    catalog: &Catalog,
+    subtask: &Subtask,
+    index: usize,
+) -> Result<(Vec<Resource>, Vec<Resource>), ResourceError> {
+    let one = |kind: &String| -> Result<Resource, ResourceError> {
+        let spec = catalog
+            .kinds
+            .get(kind)
+            .ok_or_else(|| ResourceError::UnknownKind(kind.clone()))?;
+        if spec.parameter {
+            let p = subtask
+                .resource_parameter(kind, index)
+                .ok_or_else(|| ResourceError::MissingParameter {
+                    kind: kind.clone(),
+                    index,
+                })?;
+            Ok(Resource::new(kind.clone(), Some(p.to_string())))
+        } else {
+            Ok(Resource::new(kind.clone(), None))
+        }
+    };
+    let inputs = subtask
+        .input_resources
+        .iter()
+        .map(one)
+        .collect::<Result<_, _>>()?;
+    let outputs = subtask
+        .output_resources
+        .iter()
+        .map(one)
+        .collect::<Result<_, _>>()?;
+    Ok((inputs, outputs))
+}
+
+/// Checks a subtask's shape against the catalogue: known kinds, at least one
+/// parameter set, every placeholder and every parameterised resource filled in
+/// every parameter set.
+pub fn validate_subtask(catalog: &Catalog, subtask: &Subtask) -> Result<(), ResourceError> {
+    if subtask.available_parameters.is_empty() {
+        return Err(ResourceError::NoParameterSets);
+    }
+    let names = subtask.placeholders();
+    for (index, params) in subtask.available_parameters.iter().enumerate() {
+        if let Some(name) = names.iter().find(|n| !params.contains_key(n.as_str())) {
+            return Err(ResourceError::PlaceholderWithoutParameter {
+                name: name.clone(),
+                index,
+            });
+        }
+        instantiate(catalog, subtask, index)?;
+    }
+    Ok(())
+}
+
+/// The resources that hold on the initial desktop: every file and folder under
+/// `resources/fixtures/` (the fixture tree mirrors the virtual file system:
+/// `resources/fixtures/home/user/a.pdf` is `/home/user/a.pdf`) as the path kinds
+/// that match it, plus the records listed in `resources/desktop.toml`.
+pub fn initial_resources(
+    workspace: &Path,
+    catalog: &Catalog,
+) -> Result<BTreeSet<Resource>, CatalogError> {
+    let mut out = BTreeSet::new();
+    let root = workspace.join("resources").join("fixtures");
+    if root.is_dir() {
+        let dir_kinds: Vec<&String> = catalog
+            .kinds
+            .iter()
+            .filter(|(_, k)| k.directory)
+            .map(|(n, _)| n)
+            .collect();
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|source| CatalogError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            for entry in entries {
+                let entry = entry.map_err(|source| CatalogError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                let path = entry.path();
+                let rel = path.strip_prefix(&root).unwrap_or(&path);
+                let virtual_path = format!("/{}", rel.to_string_lossy().replace('\\', "/"));
+                if path.is_dir() {
+                    for k in &dir_kinds {
+                        out.insert(Resource::new(k.as_str(), Some(virtual_path.clone())));
+                    }
+                    stack.push(path);
+                } else {
+                    for k in catalog.kinds_of_path(&virtual_path) {
+                        out.insert(Resource::new(k, Some(virtual_path.clone())));
+                    }
+                }
+            }
+        }
+    }
+    let desktop = workspace.join("resources").join("desktop.toml");
+    if desktop.is_file() {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct DesktopFile {
+            #[serde(default)]
+            initial: BTreeMap<String, Vec<String>>,
+        }
+        let file: DesktopFile = read_toml(&desktop)?;
+        for (kind, params) in file.initial {
+            let spec = catalog
+                .kinds
+                .get(&kind)
+                .ok_or_else(|| CatalogError::Invalid {
+                    path: desktop.clone(),
+                    message: format!("unknown resource kind '{kind}'"),
+                })?;
+            if spec.parameter {
+                for p in params {
+                    out.insert(Resource::new(kind.clone(), Some(p)));
+                }
+            } else {
+                out.insert(Resource::new(kind.clone(), None));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn shipped_catalogues_load() {
+        let c = Catalog::load(&workspace()).unwrap();
+        assert_eq!(c.categories.len(), 12);
+        assert_eq!(c.scenarios.len(), 20);
+        assert_eq!(c.capabilities.len(), 10);
+        assert!(c.kinds["xlsx_path"].parameter);
+        assert!(!c.kinds["table_in_clipboard"].parameter);
+    }
+
+    #[test]
+    fn toml_errors_name_the_line() {
+        let err = parse_toml::<KindsFile>(Path::new("x.toml"), "[kinds.a]\ndescription = 1\n")
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("x.toml:2:"), "{text}");
+    }
+
+    #[test]
+    fn capability_matching() {
+        let c = Catalog::load(&workspace()).unwrap();
+        let levels = Levels {
+            dependency: Level::Hard,
+            instruction: Level::Hard,
+            knowledge: Level::Hard,
+            hierarchy: Level::Easy,
+            branch: Level::Hard,
+        };
+        let caps = c.capabilities_of(&levels);
+        assert!(caps.contains(&"parallel_planning".to_string()));
+        assert!(caps.contains(&"long_instruction_following".to_string()));
+        assert!(!caps.contains(&"long_range_planning".to_string()));
+    }
+}
