@@ -281,12 +281,12 @@ pub fn instantiate(
             .get(kind)
             .ok_or_else(|| ResourceError::UnknownKind(kind.clone()))?;
         if spec.parameter {
-            let p = subtask
-                .resource_parameter(kind, index)
-                .ok_or_else(|| ResourceError::MissingParameter {
+            let p = subtask.resource_parameter(kind, index).ok_or_else(|| {
+                ResourceError::MissingParameter {
                     kind: kind.clone(),
                     index,
-                })?;
+                }
+            })?;
             Ok(Resource::new(kind.clone(), Some(p.to_string())))
         } else {
             Ok(Resource::new(kind.clone(), None))

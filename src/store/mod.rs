@@ -1,1 +1,255 @@
-//! The SQLite store.
+//! The SQLite store: one file (default `generated/synth.sqlite`) that every stage
+//! reads from and writes to.
+//!
+//! Owns the schema (versioned migrations applied on open, see [`migrations`]), and
+//! typed reads and writes of subtasks, trajectories, evaluations, intents, tasks,
+//! validation attempts and runs. Each unit of work is written in one transaction, so
+//! a killed run leaves either all of a unit or none of it. Records are stored as the
+//! JSON of their `model` types beside the columns that queries filter on.
+//!
+//! The connection sits behind a mutex so one `Store` can be shared across threads;
+//! SQLite serialises writers anyway, and WAL mode lets readers in other processes
+//! (`synth stats` during a run) see committed data.
+
+pub mod migrations;
+pub mod pool;
+pub mod tasks;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Errors of the store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("cannot open the store {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the folder {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the store {path} has schema version {found}, newer than this synth knows ({known}); upgrade synth")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("store query failed: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("a stored {what} record is not valid JSON ({id}): {source}")]
+    Corrupt {
+        what: &'static str,
+        id: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The store. Cheap to share by reference across threads.
+pub struct Store {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path`, in WAL mode, and applies any
+    /// migrations it lacks.
+    ///
+    /// # Errors
+    /// [`StoreError::TooNew`] when the file was written by a newer synth; SQLite
+    /// errors otherwise.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::init(conn, path)
+    }
+
+    /// An in-memory store, for tests.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let conn = Connection::open_in_memory()?;
+        Self::init(conn, Path::new(":memory:"))
+    }
+
+    fn init(mut conn: Connection, path: &Path) -> Result<Store, StoreError> {
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrations::apply(&mut conn, path)?;
+        Ok(Store {
+            path: path.to_path_buf(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection, for modules that own their own tables (the call record).
+    pub fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (the
+        // transaction rolls back on drop), so a poisoned lock is still usable.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the start of a command; returns the run id.
+    pub fn begin_run(&self, command: &str, args: &serde_json::Value) -> Result<i64, StoreError> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO runs (command, args, started_at, status) VALUES (?1, ?2, datetime('now'), 'running')",
+            params![command, args.to_string()],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Records the end of a run with its outcome (`ok`, `failed`) and a summary.
+    pub fn finish_run(
+        &self,
+        run: i64,
+        status: &str,
+        summary: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET finished_at = datetime('now'), status = ?2, summary = ?3 WHERE id = ?1",
+            params![run, status, summary.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// The schema version in force.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// A count over one table, optionally filtered by a `status` value.
+    pub fn count(&self, table: Table, status: Option<&str>) -> Result<u64, StoreError> {
+        let conn = self.conn();
+        let n: i64 = match status {
+            Some(s) => conn.query_row(
+                &format!("SELECT COUNT(*) FROM {} WHERE status = ?1", table.name()),
+                [s],
+                |r| r.get(0),
+            )?,
+            None => conn.query_row(&format!("SELECT COUNT(*) FROM {}", table.name()), [], |r| {
+                r.get(0)
+            })?,
+        };
+        Ok(n as u64)
+    }
+
+    /// The latest finished run of a command, if any: (id, status).
+    pub fn last_run(&self, command: &str) -> Result<Option<(i64, String)>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, status FROM runs WHERE command = ?1 ORDER BY id DESC LIMIT 1",
+                [command],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+}
+
+/// Tables that carry a `status` column, for [`Store::count`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    Subtasks,
+    Tasks,
+    Intents,
+    TaskTrajectories,
+}
+
+impl Table {
+    fn name(self) -> &'static str {
+        match self {
+            Table::Subtasks => "subtasks",
+            Table::Tasks => "tasks",
+            Table::Intents => "intents",
+            Table::TaskTrajectories => "task_trajectories",
+        }
+    }
+}
+
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
+    what: &'static str,
+    id: &str,
+    text: &str,
+) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|source| StoreError::Corrupt {
+        what,
+        id: id.to_string(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_twice_and_keeps_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g/s.sqlite");
+        let v1 = Store::open(&path).unwrap().schema_version().unwrap();
+        let v2 = Store::open(&path).unwrap().schema_version().unwrap();
+        assert_eq!(v1, v2);
+        assert_eq!(v1, migrations::latest());
+        let mode: String = Store::open(&path)
+            .unwrap()
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn refuses_a_newer_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        drop(Store::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", 999).unwrap();
+        drop(conn);
+        let err = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(err, StoreError::TooNew { found: 999, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn runs_are_recorded() {
+        let s = Store::open_in_memory().unwrap();
+        let id = s
+            .begin_run("compose", &serde_json::json!({"count": 3}))
+            .unwrap();
+        s.finish_run(id, "ok", &serde_json::json!({"made": 3}))
+            .unwrap();
+        assert_eq!(s.last_run("compose").unwrap(), Some((id, "ok".into())));
+    }
+}
