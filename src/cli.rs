@@ -1,1 +1,272 @@
-//! The command line: argument parsing, configuration, logging, exit codes.
+//! The command line: argument parsing, the `synth.toml` configuration, logging,
+//! progress bars and exit codes. The only module that knows about `anyhow`.
+//!
+//! Precedence of settings: built-in defaults < `synth.toml` (in the workspace) <
+//! environment variables (where documented) < flags.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+
+use crate::pipeline::{self, StageContext};
+use crate::resources::Catalog;
+use crate::store::Store;
+
+/// synth: synthesizes benchmark tasks and training trajectories for GUI agents.
+#[derive(Debug, Parser)]
+#[command(name = "synth", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every subcommand takes.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// The workspace: where resources/, subtask_pool/ and generated/ live.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// The store file (default: generated/synth.sqlite in the workspace).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Seed for every random choice (default 1).
+    #[arg(long, global = true, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Worker threads for CPU-bound work (default: number of cores).
+    #[arg(long, global = true, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// No progress bars and no summaries on stderr; errors still print.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Log format on stderr.
+    #[arg(long, global = true, value_enum)]
+    pub log_format: Option<LogFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Move verified subtasks between the store and JSONL files.
+    #[command(subcommand)]
+    Pool(PoolCommand),
+    /// Print pool and task counts and the complexity distribution.
+    Stats(StatsArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PoolCommand {
+    /// Import a pool file (one subtask per line) as verified subtasks.
+    Import {
+        /// The JSONL file(s) to import.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Export the verified pool as JSONL, sorted by id (stdout unless --out).
+    Export {
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Machine-readable JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `synth.toml`: every key optional; flags override.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub db: Option<PathBuf>,
+    pub seed: Option<u64>,
+    pub jobs: Option<usize>,
+    pub quiet: Option<bool>,
+    pub log_format: Option<LogFormat>,
+}
+
+impl ConfigFile {
+    /// Reads `synth.toml` from the workspace when present.
+    pub fn load(workspace: &Path) -> Result<ConfigFile> {
+        let path = workspace.join("synth.toml");
+        if !path.is_file() {
+            return Ok(ConfigFile::default());
+        }
+        Ok(crate::resources::read_toml(&path)?)
+    }
+}
+
+/// Settings after merging defaults, config file and flags.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub workspace: PathBuf,
+    pub db: PathBuf,
+    pub seed: u64,
+    pub jobs: usize,
+    pub quiet: bool,
+    pub log_format: LogFormat,
+}
+
+impl Settings {
+    pub fn resolve(global: &GlobalArgs, file: &ConfigFile) -> Result<Settings> {
+        let workspace = global
+            .workspace
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("."));
+        if !workspace.is_dir() {
+            bail!("the workspace {} is not a folder", workspace.display());
+        }
+        let db = global
+            .db
+            .clone()
+            .or_else(|| file.db.clone())
+            .map(|p| {
+                if p.is_relative() {
+                    workspace.join(p)
+                } else {
+                    p
+                }
+            })
+            .unwrap_or_else(|| workspace.join("generated").join("synth.sqlite"));
+        let jobs = global
+            .jobs
+            .or(file.jobs)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            bail!("--jobs must be at least 1");
+        }
+        Ok(Settings {
+            workspace,
+            db,
+            seed: global.seed.or(file.seed).unwrap_or(1),
+            jobs,
+            quiet: global.quiet || file.quiet.unwrap_or(false),
+            log_format: global
+                .log_format
+                .or(file.log_format)
+                .unwrap_or(LogFormat::Text),
+        })
+    }
+}
+
+fn init_logging(settings: &Settings) {
+    use tracing_subscriber::EnvFilter;
+    let default = if settings.quiet { "warn" } else { "info" };
+    let filter = EnvFilter::try_from_env("SYNTH_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    // A second init (tests calling `run` twice in one process) is harmless.
+    let _ = match settings.log_format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.without_time().try_init(),
+    };
+}
+
+/// What a command reports back to `main`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything asked was done.
+    Done,
+    /// The command finished but did less than asked (e.g. a composition shortfall).
+    Partial,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Done => ExitCode::SUCCESS,
+            Outcome::Partial => ExitCode::from(3),
+        }
+    }
+}
+
+/// Runs one command line.
+pub fn run(cli: Cli) -> Result<Outcome> {
+    let file = ConfigFile::load(cli.global.workspace.as_deref().unwrap_or(Path::new(".")))?;
+    let settings = Settings::resolve(&cli.global, &file)?;
+    init_logging(&settings);
+    let catalog = Catalog::load(&settings.workspace).with_context(|| {
+        format!(
+            "cannot load the catalogues under {}/resources (is --workspace right?)",
+            settings.workspace.display()
+        )
+    })?;
+    let store = Store::open(&settings.db)?;
+    let cx = StageContext {
+        workspace: settings.workspace.clone(),
+        store: &store,
+        catalog: &catalog,
+        seed: settings.seed,
+        jobs: settings.jobs,
+        quiet: settings.quiet,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match &cli.command {
+        Command::Pool(PoolCommand::Import { files }) => {
+            for f in files {
+                let r = store.import_pool(f, &catalog)?;
+                if !settings.quiet {
+                    writeln!(
+                        out,
+                        "imported {} subtasks from {} ({} new, {} replaced, {} trajectories)",
+                        r.subtasks,
+                        f.display(),
+                        r.new,
+                        r.replaced,
+                        r.trajectories
+                    )?;
+                }
+            }
+            Ok(Outcome::Done)
+        }
+        Command::Pool(PoolCommand::Export { out: Some(path) }) => {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            // Write to a temporary file beside the target, then rename, so a failed
+            // export never leaves a half-written pool file.
+            let tmp = path.with_extension("jsonl.tmp");
+            let mut w = std::io::BufWriter::new(
+                std::fs::File::create(&tmp)
+                    .with_context(|| format!("cannot write {}", tmp.display()))?,
+            );
+            let n = store.export_pool(&mut w)?;
+            w.flush()?;
+            drop(w);
+            std::fs::rename(&tmp, path)?;
+            if !settings.quiet {
+                eprintln!("exported {n} subtasks to {}", path.display());
+            }
+            Ok(Outcome::Done)
+        }
+        Command::Pool(PoolCommand::Export { out: None }) => {
+            store.export_pool(&mut out)?;
+            Ok(Outcome::Done)
+        }
+        Command::Stats(args) => {
+            let stats = pipeline::stats::collect(&cx)?;
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&stats)?)?;
+            } else {
+                write!(out, "{stats}")?;
+            }
+            Ok(Outcome::Done)
+        }
+    }
+}

@@ -19,7 +19,7 @@ use crate::model::{Dimension, Level, Levels, Subtask};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         path: PathBuf,
         #[source]

@@ -24,13 +24,13 @@ use rusqlite::{params, Connection, OptionalExtension};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    #[error("cannot open the store {path}: {source}")]
+    #[error("cannot open the store {path}")]
     Open {
         path: PathBuf,
         #[source]
         source: rusqlite::Error,
     },
-    #[error("cannot create the folder {path}: {source}")]
+    #[error("cannot create the folder {path}")]
     CreateDir {
         path: PathBuf,
         #[source]
@@ -42,9 +42,9 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
-    #[error("store query failed: {0}")]
+    #[error("store query failed")]
     Sql(#[from] rusqlite::Error),
-    #[error("a stored {what} record is not valid JSON ({id}): {source}")]
+    #[error("a stored {what} record is not valid JSON ({id})")]
     Corrupt {
         what: &'static str,
         id: String,

@@ -19,7 +19,7 @@ use crate::resources::{validate_subtask, Catalog};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PoolError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         path: PathBuf,
         #[source]
@@ -49,7 +49,7 @@ pub enum PoolError {
     Empty { path: PathBuf },
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write {
         path: PathBuf,
         #[source]

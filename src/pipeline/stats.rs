@@ -1,0 +1,201 @@
+//! `synth stats`: counts of the pool and the tasks, and the distribution of
+//! complexity levels per dimension (the shape of OmniBench figure 3) and per
+//! capability. Reads the store only.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use super::StageContext;
+use crate::model::{Dimension, Level, SubtaskStatus};
+use crate::store::StoreError;
+
+/// Everything `synth stats` prints.
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    pub pool: PoolStats,
+    pub tasks: TaskStats,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PoolStats {
+    pub verified: usize,
+    pub proposed: usize,
+    pub rejected: usize,
+    /// Verified subtask x parameter set pairs.
+    pub instances: usize,
+    pub applications: usize,
+    pub categories: usize,
+    /// Verified subtasks per category.
+    pub per_category: BTreeMap<String, usize>,
+    /// Verified subtasks per application.
+    pub per_application: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TaskStats {
+    pub total: usize,
+    pub per_status: BTreeMap<String, usize>,
+    pub versions: Vec<VersionStats>,
+    /// dimension -> level -> count.
+    pub levels: BTreeMap<String, BTreeMap<String, usize>>,
+    /// capability name -> count of tasks that test it.
+    pub capabilities: BTreeMap<String, usize>,
+    pub mean_nodes: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VersionStats {
+    pub version: u32,
+    pub label: String,
+    pub asked: usize,
+    pub made: usize,
+    pub shortfall: Option<String>,
+}
+
+/// Reads the counts from the store.
+pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StoreError> {
+    let verified = cx.store.subtasks(SubtaskStatus::Verified)?;
+    let mut per_category = BTreeMap::new();
+    let mut per_application = BTreeMap::new();
+    for s in &verified {
+        *per_category
+            .entry(s.category.clone().unwrap_or_else(|| "(none)".into()))
+            .or_insert(0) += 1;
+        *per_application.entry(s.application.clone()).or_insert(0) += 1;
+    }
+    let count = |st| cx.store.count(crate::store::Table::Subtasks, Some(st));
+    let pool = PoolStats {
+        verified: verified.len(),
+        proposed: count("proposed")? as usize,
+        rejected: count("rejected")? as usize,
+        instances: verified.iter().map(|s| s.available_parameters.len()).sum(),
+        applications: per_application.len(),
+        categories: per_category.len(),
+        per_category,
+        per_application,
+    };
+
+    let tasks = cx.store.tasks(None)?;
+    let mut per_status = BTreeMap::new();
+    let mut levels: BTreeMap<String, BTreeMap<String, usize>> = Dimension::ALL
+        .iter()
+        .map(|d| {
+            (
+                d.as_str().to_string(),
+                Level::ALL
+                    .iter()
+                    .map(|l| (l.as_str().to_string(), 0))
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut capabilities: BTreeMap<String, usize> = cx
+        .catalog
+        .capabilities
+        .iter()
+        .map(|c| (c.name.clone(), 0))
+        .collect();
+    let mut nodes = 0usize;
+    for t in &tasks {
+        *per_status.entry(t.status.clone()).or_insert(0) += 1;
+        nodes += t.task.dag.nodes.len();
+        if let Some(c) = &t.task.complexity {
+            for d in Dimension::ALL {
+                *levels
+                    .get_mut(d.as_str())
+                    .and_then(|m| m.get_mut(c.levels.get(d).as_str()))
+                    .expect("all dimensions and levels are pre-filled") += 1;
+            }
+            for name in cx.catalog.capabilities_of(&c.levels) {
+                *capabilities.entry(name).or_insert(0) += 1;
+            }
+        }
+    }
+    let versions = cx
+        .store
+        .datasets()?
+        .into_iter()
+        .map(|v| VersionStats {
+            version: v.version,
+            label: v.label,
+            asked: v.asked,
+            made: v.made,
+            shortfall: v.shortfall,
+        })
+        .collect();
+    Ok(Stats {
+        pool,
+        tasks: TaskStats {
+            total: tasks.len(),
+            per_status,
+            versions,
+            levels,
+            capabilities,
+            mean_nodes: if tasks.is_empty() {
+                0.0
+            } else {
+                nodes as f64 / tasks.len() as f64
+            },
+        },
+    })
+}
+
+fn pct(n: usize, total: usize) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / total as f64
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.pool;
+        writeln!(
+            f,
+            "pool: {} verified subtasks ({} instances) over {} applications in {} categories; {} proposed, {} rejected",
+            p.verified, p.instances, p.applications, p.categories, p.proposed, p.rejected
+        )?;
+        for (c, n) in &p.per_category {
+            writeln!(f, "  {c:<24} {n:>5}")?;
+        }
+        let t = &self.tasks;
+        writeln!(f, "tasks: {} (mean {:.1} nodes)", t.total, t.mean_nodes)?;
+        for (s, n) in &t.per_status {
+            writeln!(f, "  {s:<24} {n:>5}")?;
+        }
+        for v in &t.versions {
+            writeln!(
+                f,
+                "  version {} '{}': made {} of {} asked{}",
+                v.version,
+                v.label,
+                v.made,
+                v.asked,
+                v.shortfall
+                    .as_deref()
+                    .map(|s| format!(" (short: {s})"))
+                    .unwrap_or_default()
+            )?;
+        }
+        if t.total > 0 {
+            writeln!(f, "complexity levels (easy / medium / hard, % of tasks):")?;
+            for (d, m) in &t.levels {
+                writeln!(
+                    f,
+                    "  {d:<12} {:>5.1} / {:>5.1} / {:>5.1}",
+                    pct(m["easy"], t.total),
+                    pct(m["medium"], t.total),
+                    pct(m["hard"], t.total)
+                )?;
+            }
+            writeln!(f, "tasks per capability:")?;
+            for (c, n) in &t.capabilities {
+                writeln!(f, "  {c:<30} {n:>6}")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! Shared helpers for integration tests: a fresh temporary workspace holding a copy
+//! of the repository's `resources/` and `subtask_pool/`, and a way to run the real
+//! `synth` binary in it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl Workspace {
+    /// A workspace with the repository's resources, prompts and committed pool.
+    pub fn new() -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for sub in ["resources", "subtask_pool", "prompts"] {
+            if repo.join(sub).is_dir() {
+                copy_tree(&repo.join(sub), &dir.path().join(sub));
+            }
+        }
+        Workspace { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Runs `synth --workspace <ws> args...`.
+    pub fn synth(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_synth"))
+            .current_dir(self.dir.path())
+            .arg("--workspace")
+            .arg(self.dir.path())
+            .args(args)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .output()
+            .expect("the synth binary runs")
+    }
+
+    /// Runs synth and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.synth(args);
+        assert!(
+            out.status.success(),
+            "synth {args:?} failed ({:?}):\nstdout:\n{}\nstderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
