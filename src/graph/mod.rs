@@ -1,1 +1,31 @@
-//! The task-graph engine (DESIGN.md section 7): dependencies, complexity, composition, orders, coherence.
+//! The task-graph engine (DESIGN.md section 7): the instantiated subtask pool and its
+//! dependency relation, complexity measures, composition of tasks to complexity
+//! targets, topological orders and coherence.
+//!
+//! Pure library code over [`crate::model`] and [`crate::resources`] types: no I/O
+//! (except [`synthetic::perf_compose`] reading its own peak memory), no store, no CLI.
+//!
+//! Typical use:
+//! ```ignore
+//! let pool = Pool::new(&catalog, &subtasks, &initial)?;
+//! let scopes = pool.components();
+//! let spec = ComposeSpec { count: 100, seed: 7, ..ComposeSpec::default() };
+//! let summary = compose_with(&pool, &scopes, &spec, |t| {
+//!     let task = t.to_task(&pool, &scopes, &spec);
+//!     // store the task
+//! })?;
+//! ```
+
+pub mod compose;
+pub mod dag;
+pub mod pool;
+pub mod spec;
+pub mod synthetic;
+
+pub use compose::{
+    compose, compose_with, CompactTask, ComposeError, ComposeOutcome, ComposeSummary, Shortfall,
+    TargetStat,
+};
+pub use dag::{DagError, Orders, SmallDag, MAX_NODES};
+pub use pool::{Instance, Pool, PoolError, Scope};
+pub use spec::{ComposeSpec, Profile, Target, DEFAULT_MAX_NODES, DEFAULT_MAX_ORDERS};

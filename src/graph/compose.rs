@@ -1,0 +1,1031 @@
+//! The composer: samples connected task DAGs inside scopes to meet complexity targets.
+//!
+//! # How a task is grown
+//! An attempt picks a node count allowed by its targets, a scope large enough, and a
+//! root instance of that scope (every input on the initial desktop). It then adds one
+//! instance at a time. A candidate is a neighbour, in the pool's dependency relation,
+//! of a node already chosen; it is admissible when it is in the scope, not chosen yet,
+//! every one of its inputs is on the initial desktop or produced by a chosen node, and
+//! adding it keeps the graph acyclic. A few admissible candidates are drawn at random
+//! and the one that best keeps every target reachable is added (greedy, see
+//! `penalty`). The finished graph is measured exactly and kept only if every measure
+//! is in its range.
+//!
+//! # Edges
+//! A task's edges are *all* dependency-relation pairs among its nodes (every pair
+//! where an output resource of one is an input resource of the other), not a minimal
+//! subset. Each edge is therefore a true resource dependency (some are transitively
+//! redundant, which is fine), the graph is determined by its node set, and the
+//! validate stage can reconstruct it from resources alone. Two instances that would
+//! depend on each other (a cycle) are never placed in the same task.
+//!
+//! # Determinism
+//! Task `slot`s `0..count` are processed in fixed-size chunks. Every attempt draws
+//! from its own ChaCha stream keyed by (slot, attempt number of that slot), attempts
+//! of a round run in parallel with rayon, and results are accepted in slot order,
+//! skipping duplicates (same canonical form: the sorted instance set, which fixes the
+//! edges). The same seed thus gives the same tasks whatever the thread count.
+//!
+//! # Levels per slot
+//! Each slot's target ranges come from the explicit targets, the capability preset,
+//! and, for the other dimensions, a level combination drawn from the profile
+//! conditioned on feasibility (infeasible combinations are never drawn). A slot that
+//! fails [`RESAMPLE_AFTER`] times in a row redraws its combination, so a combination
+//! the pool cannot provide does not exhaust the budget.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
+use crate::graph::pool::{intersects, Pool, Scope};
+use crate::graph::spec::{
+    dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
+    ComposeSpec, Ranges, Target, BRA, DEP, HIE, INS, KNO,
+};
+use crate::model::{Complexity, Composition, Dag, Dimension, Task, TaskId, TaskNode};
+use crate::resources::Catalog;
+
+/// Slots processed per chunk (fixed, so results do not depend on thread count).
+pub const CHUNK: usize = 2048;
+/// Failed attempts of one slot before its level combination is redrawn.
+pub const RESAMPLE_AFTER: u32 = 8;
+/// Attempts one slot may use before it is given up.
+pub const MAX_TRIES_PER_SLOT: u32 = 200;
+/// Candidates compared at each growth step, and draws spent finding them.
+const CANDIDATES: usize = 6;
+const DRAWS: usize = 24;
+
+/// Why a composition request is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ComposeError {
+    #[error("infeasible request: {explanation}")]
+    Infeasible { explanation: String },
+    #[error("unknown capability '{name}' (known: {})", known.join(", "))]
+    UnknownCapability { name: String, known: Vec<String> },
+    #[error("capability '{capability}' sets {dimension} to {level}, but the request asks for {requested}")]
+    Conflict {
+        capability: String,
+        dimension: Dimension,
+        level: String,
+        requested: String,
+    },
+    #[error("min_nodes {min_nodes} and max_nodes {max_nodes} must satisfy 1 <= min_nodes <= max_nodes <= {limit}")]
+    NodeLimits {
+        min_nodes: usize,
+        max_nodes: usize,
+        limit: usize,
+    },
+    #[error(
+        "no scope holds an instance that can start a task (every input on the initial desktop)"
+    )]
+    NoRoots,
+}
+
+/// A composed task in compact form: pool instance indices and bitset graph, orders one
+/// byte per node. Turn it into a [`Task`] with [`CompactTask::to_task`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactTask {
+    /// Which slot of the request this task fills.
+    pub slot: usize,
+    /// Index of the scope it was composed in.
+    pub scope: usize,
+    /// Pool instance of local node `i` (`n{i}`); local order is topological.
+    pub instances: Vec<u32>,
+    pub dag: SmallDag,
+    pub complexity: Complexity,
+    pub topo_count: u64,
+    pub orders: Orders,
+    pub cs_max: usize,
+}
+
+impl CompactTask {
+    /// The canonical form: the sorted instance set (the edges follow from it).
+    pub fn canonical(&self) -> Vec<u32> {
+        let mut v = self.instances.clone();
+        v.sort_unstable();
+        v
+    }
+
+    /// The deterministic task id: UUID v5 of the canonical form written with subtask
+    /// ids, parameter indices and edges.
+    pub fn task_id(&self, pool: &Pool<'_>) -> TaskId {
+        let canon = self.canonical();
+        let pos = |inst: u32| canon.binary_search(&inst).unwrap_or(0);
+        let mut text = String::new();
+        for &i in &canon {
+            let inst = pool.instance(i as usize);
+            text.push_str(&pool.subtask_of(i as usize).id.0);
+            text.push('#');
+            text.push_str(&inst.parameter_index.to_string());
+            text.push(';');
+        }
+        let mut edges: Vec<(usize, usize)> = self
+            .dag
+            .edges()
+            .into_iter()
+            .map(|(a, b)| (pos(self.instances[a]), pos(self.instances[b])))
+            .collect();
+        edges.sort_unstable();
+        for (a, b) in edges {
+            text.push_str(&format!("|{a}>{b}"));
+        }
+        let ns = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, b"synth/task");
+        TaskId(uuid::Uuid::new_v5(&ns, text.as_bytes()).to_string())
+    }
+
+    /// Builds the full [`Task`]: node ids `n0..`, instantiated instructions, orders
+    /// as node-id lists, capabilities and scenario from the catalogue, the scope's
+    /// label as `task_intent`, and a plain draft instruction (the validate stage
+    /// rewrites it).
+    pub fn to_task(&self, pool: &Pool<'_>, scopes: &[Scope], spec: &ComposeSpec) -> Task {
+        let catalog = pool.catalog();
+        let n = self.instances.len();
+        let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+        let mut dag = Dag {
+            nodes: ids.clone(),
+            edges: BTreeMap::new(),
+        };
+        let mut nodes = BTreeMap::new();
+        for (v, id) in ids.iter().enumerate() {
+            dag.edges.insert(
+                id.clone(),
+                bits(self.dag.succs(v)).map(|s| ids[s].clone()).collect(),
+            );
+            let inst_index = self.instances[v] as usize;
+            let inst = pool.instance(inst_index);
+            let subtask = pool.subtask_of(inst_index);
+            nodes.insert(
+                id.clone(),
+                TaskNode {
+                    subtask_id: subtask.id.clone(),
+                    parameter_index: inst.parameter_index,
+                    application: inst.application.clone(),
+                    category: inst.category.clone(),
+                    instruction: subtask
+                        .instruction(inst.parameter_index)
+                        .unwrap_or_default(),
+                },
+            );
+        }
+        let successful_topo: Vec<Vec<String>> = self
+            .orders
+            .iter()
+            .map(|o| o.iter().map(|&v| ids[v as usize].clone()).collect())
+            .collect();
+        let first: Vec<usize> = match self.orders.iter().next() {
+            Some(o) => o.iter().map(|&v| v as usize).collect(),
+            None => (0..n).collect(),
+        };
+        let steps: Vec<String> = first
+            .iter()
+            .map(|&v| nodes[&ids[v]].instruction.trim().to_string())
+            .collect();
+        let task_instruction = draft_instruction(&steps);
+        let low_level_instruction = steps
+            .iter()
+            .enumerate()
+            .map(|(k, s)| format!("{}. {s}", k + 1))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let scenario = catalog.scenario_of(nodes.values().map(|t: &TaskNode| t.category.as_str()));
+        Task {
+            task_id: Some(self.task_id(pool)),
+            task_instruction,
+            low_level_instruction: Some(low_level_instruction),
+            dag,
+            task_intent: scopes
+                .get(self.scope)
+                .map(|s| s.label.clone())
+                .unwrap_or_default(),
+            successful_topo,
+            nodes,
+            topo_count: Some(self.topo_count),
+            topo_truncated: Some(self.orders.truncated()),
+            cs_max: Some(self.cs_max),
+            complexity: Some(self.complexity),
+            capabilities: catalog.capabilities_of(&self.complexity.levels),
+            scenario: Some(scenario),
+            os_map_level: None,
+            composition: Some(Composition {
+                profile: spec.profile.as_str().to_string(),
+                seed: spec.seed,
+                version: spec.version,
+                spec: serde_json::to_value(spec).ok(),
+            }),
+            validation: Vec::new(),
+        }
+    }
+}
+
+/// Joins step instructions into one paragraph: "A. Then b. Then c."
+fn draft_instruction(steps: &[String]) -> String {
+    let mut out = String::new();
+    for (k, s) in steps.iter().enumerate() {
+        let s = s.trim_end_matches('.');
+        if k == 0 {
+            out.push_str(s);
+        } else {
+            out.push_str(". Then ");
+            let mut chars = s.chars();
+            if let (Some(c), Some(d)) = (chars.next(), s.chars().nth(1)) {
+                if c.is_ascii_uppercase() && d.is_ascii_lowercase() {
+                    out.push(c.to_ascii_lowercase());
+                    out.push_str(chars.as_str());
+                    continue;
+                }
+            }
+            out.push_str(s);
+        }
+    }
+    if !out.is_empty() {
+        out.push('.');
+    }
+    out
+}
+
+/// How often one target was met, over all attempts that had it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetStat {
+    /// `branch=hard`, `hierarchy=3..4`.
+    pub target: String,
+    /// `width >= 5`.
+    pub condition: String,
+    pub attempts: usize,
+    pub reached: usize,
+}
+
+/// Why fewer tasks than asked were made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortfall {
+    pub requested: usize,
+    pub made: usize,
+    pub attempts: usize,
+    /// Successful attempts dropped as duplicates of tasks already made.
+    pub duplicates: usize,
+    /// The constraint that ran dry, in words, e.g.
+    /// `branch=hard: 0 of 2000 attempts reached width >= 5`.
+    pub constraint: String,
+    /// Per-target statistics, scarcest first.
+    pub targets: Vec<TargetStat>,
+}
+
+/// What a streaming composition reports once done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComposeSummary {
+    pub made: usize,
+    pub attempts: usize,
+    pub duplicates: usize,
+    pub shortfall: Option<Shortfall>,
+}
+
+/// The tasks made and, when short, why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComposeOutcome {
+    pub tasks: Vec<Task>,
+    pub summary: ComposeSummary,
+}
+
+impl ComposeOutcome {
+    pub fn shortfall(&self) -> Option<&Shortfall> {
+        self.summary.shortfall.as_ref()
+    }
+}
+
+/// Composes `spec.count` tasks and builds them as [`Task`]s. Keeps every task in
+/// memory: for large counts prefer [`compose_with`].
+///
+/// # Errors
+/// See [`compose_with`].
+pub fn compose(
+    pool: &Pool<'_>,
+    scopes: &[Scope],
+    spec: &ComposeSpec,
+) -> Result<ComposeOutcome, ComposeError> {
+    let mut tasks = Vec::new();
+    let summary = compose_with(pool, scopes, spec, |t| {
+        tasks.push(t.to_task(pool, scopes, spec))
+    })?;
+    Ok(ComposeOutcome { tasks, summary })
+}
+
+/// Composes `spec.count` tasks, handing each to `sink` in slot order as soon as its
+/// chunk is done. Runs on the current rayon pool (call it inside
+/// `ThreadPool::install` to bound the threads).
+///
+/// # Errors
+/// Unknown capability, a capability that contradicts an explicit target, bad node
+/// limits, a combination of targets no connected DAG can meet (with the reason), or
+/// no scope with a possible first node.
+pub fn compose_with<F: FnMut(CompactTask)>(
+    pool: &Pool<'_>,
+    scopes: &[Scope],
+    spec: &ComposeSpec,
+    mut sink: F,
+) -> Result<ComposeSummary, ComposeError> {
+    let plan = Plan::new(spec, pool.catalog())?;
+    let world = World::new(pool, scopes);
+    if spec.count == 0 {
+        return Ok(ComposeSummary {
+            made: 0,
+            attempts: 0,
+            duplicates: 0,
+            shortfall: None,
+        });
+    }
+    if world.order.is_empty() {
+        return Err(ComposeError::NoRoots);
+    }
+    let budget = if spec.max_attempts == 0 {
+        (20 * spec.count).max(2000)
+    } else {
+        spec.max_attempts
+    };
+    let mut stats = vec![[(0usize, 0usize); 5]; plan.combos.len()];
+    let mut seen: HashSet<Vec<u32>> = HashSet::new();
+    let mut attempts = 0usize;
+    let mut duplicates = 0usize;
+    let mut made = 0usize;
+
+    let mut chunk_start = 0;
+    while chunk_start < spec.count {
+        let chunk_end = (chunk_start + CHUNK).min(spec.count);
+        let mut pending: Vec<SlotState> = (chunk_start..chunk_end)
+            .map(|slot| SlotState {
+                slot,
+                tries: 0,
+                combo: plan.draw_combo(spec.seed, slot, 0),
+            })
+            .collect();
+        let mut done: Vec<Option<CompactTask>> = vec![None; chunk_end - chunk_start];
+        while !pending.is_empty() && attempts < budget {
+            let take = pending.len().min(budget - attempts);
+            let results: Vec<Attempt> = pending[..take]
+                .par_iter()
+                .map(|s| attempt(&world, &plan, spec, s))
+                .collect();
+            attempts += take;
+            let mut still = Vec::with_capacity(pending.len());
+            for (mut s, res) in pending.drain(..take).zip(results) {
+                let st = &mut stats[s.combo];
+                for (i, cell) in st.iter_mut().enumerate() {
+                    if !plan.combos[s.combo].ranges.is_any(i) {
+                        cell.0 += 1;
+                        cell.1 += usize::from(res.reached & (1 << i) != 0);
+                    }
+                }
+                if let Some(task) = res.task {
+                    if seen.insert(task.canonical()) {
+                        done[s.slot - chunk_start] = Some(task);
+                        continue;
+                    }
+                    duplicates += 1;
+                }
+                s.tries += 1;
+                if s.tries >= MAX_TRIES_PER_SLOT {
+                    continue;
+                }
+                if s.tries % RESAMPLE_AFTER == 0 {
+                    s.combo = plan.draw_combo(spec.seed, s.slot, s.tries / RESAMPLE_AFTER);
+                }
+                still.push(s);
+            }
+            still.append(&mut pending);
+            pending = still;
+        }
+        for t in done.into_iter().flatten() {
+            made += 1;
+            sink(t);
+        }
+        if attempts >= budget {
+            break;
+        }
+        chunk_start = chunk_end;
+    }
+
+    let shortfall = (made < spec.count).then(|| {
+        let mut per_target: BTreeMap<String, TargetStat> = BTreeMap::new();
+        for (c, st) in plan.combos.iter().zip(&stats) {
+            for (i, &(a, r)) in st.iter().enumerate() {
+                if a == 0 {
+                    continue;
+                }
+                let label = c.labels[i].clone();
+                let e = per_target.entry(label.clone()).or_insert(TargetStat {
+                    target: label,
+                    condition: range_condition(i, c.ranges.lo[i], c.ranges.hi[i]),
+                    attempts: 0,
+                    reached: 0,
+                });
+                e.attempts += a;
+                e.reached += r;
+            }
+        }
+        let mut targets: Vec<TargetStat> = per_target.into_values().collect();
+        // Scarcest first: lowest reached/attempts (cross-multiplied), then name.
+        targets.sort_by(|a, b| {
+            (a.reached * b.attempts)
+                .cmp(&(b.reached * a.attempts))
+                .then(a.target.cmp(&b.target))
+        });
+        let failed = attempts.saturating_sub(made + duplicates);
+        let constraint = match targets.first() {
+            Some(t) if duplicates <= failed || t.reached == 0 => format!(
+                "{}: {} of {} attempts reached {}",
+                t.target, t.reached, t.attempts, t.condition
+            ),
+            _ => format!(
+                "distinct tasks: {duplicates} of {attempts} attempts repeated a task already made (the scopes hold too few distinct graphs)"
+            ),
+        };
+        Shortfall {
+            requested: spec.count,
+            made,
+            attempts,
+            duplicates,
+            constraint,
+            targets,
+        }
+    });
+    Ok(ComposeSummary {
+        made,
+        attempts,
+        duplicates,
+        shortfall,
+    })
+}
+
+struct SlotState {
+    slot: usize,
+    tries: u32,
+    combo: usize,
+}
+
+/// One feasible combination of target ranges.
+struct Combo {
+    ranges: Ranges,
+    /// Bit `n` set: some DAG with `n` nodes may meet the ranges.
+    sizes: u32,
+    labels: [String; 5],
+}
+
+/// The request resolved into level combinations with their probabilities.
+struct Plan {
+    combos: Vec<Combo>,
+    /// Cumulative weights, same length as `combos`.
+    cumulative: Vec<f64>,
+}
+
+impl Plan {
+    fn new(spec: &ComposeSpec, catalog: &Catalog) -> Result<Plan, ComposeError> {
+        if spec.min_nodes == 0 || spec.min_nodes > spec.max_nodes || spec.max_nodes > MAX_NODES {
+            return Err(ComposeError::NodeLimits {
+                min_nodes: spec.min_nodes,
+                max_nodes: spec.max_nodes,
+                limit: MAX_NODES,
+            });
+        }
+        // Fixed ranges: explicit targets, then the capability's constraints.
+        let mut fixed: [Option<(usize, usize)>; 5] = [None; 5];
+        for (d, t) in &spec.targets {
+            if *t != Target::Any {
+                fixed[dim_index(*d)] = Some(target_range(*d, *t));
+            }
+        }
+        if let Some(name) = &spec.capability {
+            let cap = catalog
+                .capability(name)
+                .ok_or_else(|| ComposeError::UnknownCapability {
+                    name: name.clone(),
+                    known: catalog
+                        .capabilities
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .collect(),
+                })?;
+            for (d, level) in &cap.constraints {
+                let wanted = Target::Level(*level);
+                match spec.targets.get(d) {
+                    Some(t) if *t != Target::Any && *t != wanted => {
+                        return Err(ComposeError::Conflict {
+                            capability: name.clone(),
+                            dimension: *d,
+                            level: level.to_string(),
+                            requested: t.to_string(),
+                        });
+                    }
+                    _ => fixed[dim_index(*d)] = Some(d.range_of(*level)),
+                }
+            }
+        }
+        let dist = spec.profile.distribution();
+        let mut combos = Vec::new();
+        let mut weights = Vec::new();
+        let free: Vec<usize> = (0..5).filter(|&i| fixed[i].is_none()).collect();
+        let sampled: Vec<usize> = if dist.is_some() {
+            free.clone()
+        } else {
+            Vec::new()
+        };
+        let total = 3usize.pow(sampled.len() as u32);
+        let mut base = Ranges::any();
+        for (i, f) in fixed.iter().enumerate() {
+            if let Some((lo, hi)) = *f {
+                base.lo[i] = lo;
+                base.hi[i] = hi;
+            }
+        }
+        if let Some(why) = explain_infeasible(&base, spec.min_nodes, spec.max_nodes) {
+            return Err(ComposeError::Infeasible { explanation: why });
+        }
+        for code in 0..total {
+            let mut r = base;
+            let mut w = 1.0;
+            let mut c = code;
+            for &i in &sampled {
+                let level = crate::model::Level::ALL[c % 3];
+                c /= 3;
+                let (lo, hi) = Dimension::ALL[i].range_of(level);
+                r.lo[i] = lo;
+                r.hi[i] = hi;
+                if let Some(dist) = dist {
+                    let row = dist[i];
+                    w *= row[c_index(level)] / row.iter().sum::<f64>();
+                }
+            }
+            let sizes = feasible_sizes(&r, spec.min_nodes, spec.max_nodes);
+            if sizes == 0 || w <= 0.0 {
+                continue;
+            }
+            let labels = std::array::from_fn(|i| {
+                if r.is_any(i) {
+                    format!("{}=any", Dimension::ALL[i])
+                } else {
+                    range_label(i, r.lo[i], r.hi[i])
+                }
+            });
+            combos.push(Combo {
+                ranges: r,
+                sizes,
+                labels,
+            });
+            weights.push(w);
+        }
+        let mut acc = 0.0;
+        let cumulative = weights
+            .iter()
+            .map(|w| {
+                acc += w;
+                acc
+            })
+            .collect();
+        Ok(Plan { combos, cumulative })
+    }
+
+    /// The level combination of `slot` after `epoch` redraws.
+    fn draw_combo(&self, seed: u64, slot: usize, epoch: u32) -> usize {
+        if self.combos.len() == 1 {
+            return 0;
+        }
+        let mut rng = stream_rng(seed, slot, 1, epoch);
+        let total = *self.cumulative.last().unwrap_or(&1.0);
+        let x = rng.random::<f64>() * total;
+        self.cumulative
+            .partition_point(|&c| c <= x)
+            .min(self.combos.len() - 1)
+    }
+}
+
+fn c_index(l: crate::model::Level) -> usize {
+    match l {
+        crate::model::Level::Easy => 0,
+        crate::model::Level::Medium => 1,
+        crate::model::Level::Hard => 2,
+    }
+}
+
+/// A ChaCha stream for (slot, purpose, index): purpose 0 attempts, 1 level draws.
+fn stream_rng(seed: u64, slot: usize, purpose: u64, index: u32) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(((slot as u64) << 24) | (purpose << 20) | u64::from(index & 0xF_FFFF));
+    rng
+}
+
+/// Scopes prepared for sampling.
+struct World<'p, 'a> {
+    pool: &'p Pool<'a>,
+    /// Usable scopes (placeable members, at least one root), largest first.
+    order: Vec<usize>,
+    /// Placeable members and roots of each scope (by scope index).
+    members: Vec<Vec<u32>>,
+    roots: Vec<Vec<u32>>,
+    /// Cumulative member counts along `order`.
+    cumulative: Vec<usize>,
+}
+
+impl<'p, 'a> World<'p, 'a> {
+    fn new(pool: &'p Pool<'a>, scopes: &'p [Scope]) -> World<'p, 'a> {
+        let mut members = Vec::with_capacity(scopes.len());
+        let mut roots = Vec::with_capacity(scopes.len());
+        for s in scopes {
+            let m: Vec<u32> = s
+                .members
+                .iter()
+                .filter(|&&i| i < pool.len() && pool.is_placeable(i))
+                .map(|&i| i as u32)
+                .collect();
+            let r: Vec<u32> = m
+                .iter()
+                .copied()
+                .filter(|&i| pool.is_root(i as usize))
+                .collect();
+            members.push(m);
+            roots.push(r);
+        }
+        let mut order: Vec<usize> = (0..scopes.len())
+            .filter(|&s| !roots[s].is_empty())
+            .collect();
+        order.sort_by(|&a, &b| members[b].len().cmp(&members[a].len()).then(a.cmp(&b)));
+        let mut acc = 0;
+        let cumulative = order
+            .iter()
+            .map(|&s| {
+                acc += members[s].len();
+                acc
+            })
+            .collect();
+        World {
+            pool,
+            order,
+            members,
+            roots,
+            cumulative,
+        }
+    }
+
+    fn in_scope(&self, scope: usize, inst: u32) -> bool {
+        self.members[scope].binary_search(&inst).is_ok()
+    }
+}
+
+struct Attempt {
+    task: Option<CompactTask>,
+    /// Bit `i`: dimension `i` ended in range.
+    reached: u8,
+}
+
+/// The graph being grown.
+struct Growth {
+    nodes: Vec<u32>,
+    dag: SmallDag,
+    /// Ancestors and descendants of each node, including itself.
+    anc: [u32; MAX_NODES],
+    desc: [u32; MAX_NODES],
+    /// Longest path (in nodes) ending at / starting from each node.
+    down: [u8; MAX_NODES],
+    up: [u8; MAX_NODES],
+    edges: usize,
+    depth: usize,
+    cats: Vec<u32>,
+}
+
+struct Candidate {
+    inst: u32,
+    preds: u32,
+    succs: u32,
+    edges: usize,
+    depth: usize,
+    width: usize,
+    cats: usize,
+}
+
+fn attempt(world: &World<'_, '_>, plan: &Plan, spec: &ComposeSpec, s: &SlotState) -> Attempt {
+    let combo = &plan.combos[s.combo];
+    let r = &combo.ranges;
+    let mut rng = stream_rng(spec.seed, s.slot, 0, s.tries);
+    let fail = Attempt {
+        task: None,
+        reached: 0,
+    };
+    // Node count: uniform over the feasible sizes some usable scope can hold.
+    let biggest = world.members[world.order[0]].len();
+    let sizes: Vec<usize> = bits(combo.sizes).filter(|&n| n <= biggest).collect();
+    if sizes.is_empty() {
+        return fail;
+    }
+    let n = sizes[rng.random_range(0..sizes.len())];
+    // Scope: weighted by size among those with at least n members (a prefix).
+    let eligible = world
+        .order
+        .partition_point(|&sc| world.members[sc].len() >= n);
+    let total = world.cumulative[eligible - 1];
+    let x = rng.random_range(0..total);
+    let scope = world.order[world.cumulative[..eligible].partition_point(|&c| c <= x)];
+    let roots = &world.roots[scope];
+    let root = roots[rng.random_range(0..roots.len())];
+
+    let pool = world.pool;
+    let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
+    let mut g = Growth {
+        nodes: vec![root],
+        dag: SmallDag::with_nodes(1),
+        anc: [0; MAX_NODES],
+        desc: [0; MAX_NODES],
+        down: [0; MAX_NODES],
+        up: [0; MAX_NODES],
+        edges: 0,
+        depth: 1,
+        cats: vec![pool.slim[root as usize].category],
+    };
+    g.anc[0] = 1;
+    g.desc[0] = 1;
+    g.down[0] = 1;
+    g.up[0] = 1;
+
+    let mut cands: Vec<Candidate> = Vec::with_capacity(CANDIDATES);
+    let mut tried: Vec<u32> = Vec::with_capacity(DRAWS);
+    while g.nodes.len() < n {
+        cands.clear();
+        tried.clear();
+        for _ in 0..DRAWS {
+            let from = g.nodes[rng.random_range(0..g.nodes.len())] as usize;
+            let out = pool.dependents(from);
+            let inn = pool.dependencies(from);
+            let k = out.len() + inn.len();
+            if k == 0 {
+                continue;
+            }
+            let j = rng.random_range(0..k);
+            let x = if j < out.len() {
+                out[j]
+            } else {
+                inn[j - out.len()]
+            };
+            if tried.contains(&x) || g.nodes.contains(&x) {
+                continue;
+            }
+            tried.push(x);
+            if let Some(c) = evaluate(world, scope, &g, x, track_width) {
+                cands.push(c);
+                if cands.len() == CANDIDATES {
+                    break;
+                }
+            }
+        }
+        let remaining = n - g.nodes.len() - 1;
+        let best = cands
+            .iter()
+            .enumerate()
+            .min_by_key(|(k, c)| (penalty(r, c, g.nodes.len() + 1, remaining), *k));
+        let Some((_, c)) = best else {
+            // Stuck: the graph cannot grow to n nodes from here.
+            let reached = measure_bits(r, &g, false);
+            return Attempt {
+                task: None,
+                reached,
+            };
+        };
+        add(&mut g, pool, c);
+    }
+    let width = g.dag.width();
+    let cats = g.cats.len();
+    let values = [g.edges, n, cats, g.depth, width];
+    let mut reached = 0u8;
+    for (i, &v) in values.iter().enumerate() {
+        if r.contains(i, v) {
+            reached |= 1 << i;
+        }
+    }
+    if reached != 0b11111 {
+        return Attempt {
+            task: None,
+            reached,
+        };
+    }
+    Attempt {
+        task: Some(finish(pool, &g, scope, s.slot, spec.max_orders, values)),
+        reached,
+    }
+}
+
+fn measure_bits(r: &Ranges, g: &Growth, _complete: bool) -> u8 {
+    // The node count was not reached, so instruction failed; report the others as
+    // measured so far (upper bounds are meaningful, lower bounds mostly not).
+    let values = [g.edges, g.nodes.len(), g.cats.len(), g.depth, g.dag.width()];
+    let mut reached = 0u8;
+    for (i, &v) in values.iter().enumerate() {
+        if i != INS && r.contains(i, v) {
+            reached |= 1 << i;
+        }
+    }
+    reached
+}
+
+/// Checks candidate `x` and measures the graph with it added.
+fn evaluate(
+    world: &World<'_, '_>,
+    scope: usize,
+    g: &Growth,
+    x: u32,
+    track_width: bool,
+) -> Option<Candidate> {
+    let pool = world.pool;
+    if !pool.is_placeable(x as usize) || !world.in_scope(scope, x) {
+        return None;
+    }
+    let sx = &pool.slim[x as usize];
+    // Every input on the desktop or produced by a chosen node.
+    for &res in sx.inputs.iter() {
+        if !pool.initial[res as usize]
+            && !g
+                .nodes
+                .iter()
+                .any(|&v| pool.slim[v as usize].outputs.binary_search(&res).is_ok())
+        {
+            return None;
+        }
+    }
+    let mut preds = 0u32;
+    let mut succs = 0u32;
+    for (v, &inst) in g.nodes.iter().enumerate() {
+        let sv = &pool.slim[inst as usize];
+        if intersects(&sv.outputs, &sx.inputs) {
+            preds |= 1 << v;
+        }
+        if intersects(&sx.outputs, &sv.inputs) {
+            succs |= 1 << v;
+        }
+    }
+    if preds | succs == 0 {
+        return None;
+    }
+    let anc_p = bits(preds).fold(0, |m, p| m | g.anc[p]);
+    if anc_p & succs != 0 {
+        return None; // a cycle
+    }
+    let down = bits(preds).map(|p| g.down[p]).max().unwrap_or(0) as usize;
+    let up = bits(succs).map(|s| g.up[s]).max().unwrap_or(0) as usize;
+    let depth = g.depth.max(down + 1 + up);
+    let edges = g.edges + (preds.count_ones() + succs.count_ones()) as usize;
+    let cats = g.cats.len() + usize::from(!g.cats.contains(&sx.category));
+    let width = if track_width {
+        let k = g.nodes.len();
+        let v = k;
+        let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);
+        let desc_v = desc_s | (1 << v);
+        let anc_v = anc_p | (1 << v);
+        let mut strict = [0u32; MAX_NODES];
+        for (u, slot) in strict.iter_mut().enumerate().take(k) {
+            let mut d = g.desc[u];
+            if anc_v & (1 << u) != 0 {
+                d |= desc_v;
+            }
+            *slot = d & !(1 << u);
+        }
+        strict[v] = desc_s;
+        width_of_closure(&strict[..k + 1])
+    } else {
+        0
+    };
+    Some(Candidate {
+        inst: x,
+        preds,
+        succs,
+        edges,
+        depth,
+        width,
+        cats,
+    })
+}
+
+/// Lower is better. Large terms for targets that can no longer be met; small terms
+/// pulling lower-bounded measures up and keeping upper-bounded ones low.
+fn penalty(r: &Ranges, c: &Candidate, k: usize, remaining: usize) -> usize {
+    const DEAD: usize = 1000;
+    let mut p = 0;
+    // Edges, depth and categories never decrease as nodes are added.
+    if c.edges > r.hi[DEP] {
+        p += DEAD;
+    }
+    if c.depth > r.hi[HIE] {
+        p += DEAD;
+    }
+    if c.cats > r.hi[KNO] {
+        p += DEAD;
+    }
+    // Each added node adds at most one level of depth, one category, one antichain
+    // member, and at most (nodes so far) edges.
+    let max_more_edges = (k..k + remaining).sum::<usize>();
+    if r.lo[DEP] > c.edges + max_more_edges {
+        p += DEAD;
+    }
+    if r.lo[HIE] > c.depth + remaining {
+        p += DEAD;
+    }
+    if r.lo[KNO] > c.cats + remaining {
+        p += DEAD;
+    }
+    if r.lo[BRA] != 0 && r.lo[BRA] > c.width + remaining {
+        p += DEAD / 2;
+    }
+    if c.width > r.hi[BRA] {
+        // Width can shrink when a later node links two branches, but rarely does.
+        p += DEAD / 4 * (c.width - r.hi[BRA]);
+    }
+    // Pull towards the lower bounds, spread over the steps left.
+    let pull = |lo: usize, v: usize| lo.saturating_sub(v) * 8 / (remaining + 1);
+    p += pull(r.lo[HIE], c.depth) + pull(r.lo[BRA], c.width) + pull(r.lo[KNO], c.cats);
+    p += pull(r.lo[DEP], c.edges) / 2;
+    // Keep headroom under upper bounds.
+    if r.hi[DEP] != usize::MAX {
+        p += c.edges.saturating_sub(r.lo[DEP]);
+    }
+    if r.hi[HIE] != usize::MAX && c.depth >= r.hi[HIE] && remaining > 0 {
+        p += 2;
+    }
+    if r.hi[KNO] != usize::MAX && c.cats >= r.hi[KNO] && remaining > 0 {
+        p += 1;
+    }
+    if r.hi[BRA] != usize::MAX && c.width >= r.hi[BRA] && remaining > 0 {
+        p += 2;
+    }
+    p
+}
+
+fn add(g: &mut Growth, pool: &Pool<'_>, c: &Candidate) {
+    let v = g.dag.push_node(c.preds, c.succs);
+    g.nodes.push(c.inst);
+    g.edges = c.edges;
+    g.depth = c.depth;
+    let cat = pool.slim[c.inst as usize].category;
+    if !g.cats.contains(&cat) {
+        g.cats.push(cat);
+    }
+    let anc_v = bits(c.preds).fold(1u32 << v, |m, p| m | g.anc[p]);
+    let desc_v = bits(c.succs).fold(1u32 << v, |m, s| m | g.desc[s]);
+    for u in bits(anc_v) {
+        g.desc[u] |= desc_v;
+    }
+    for u in bits(desc_v) {
+        g.anc[u] |= anc_v;
+    }
+    // Longest paths: recompute along a topological order (k <= 20).
+    let order = g.dag.topological_order().unwrap_or_default();
+    for &u in &order {
+        g.down[u] = 1 + bits(g.dag.preds(u)).map(|p| g.down[p]).max().unwrap_or(0);
+    }
+    for &u in order.iter().rev() {
+        g.up[u] = 1 + bits(g.dag.succs(u)).map(|s| g.up[s]).max().unwrap_or(0);
+    }
+}
+
+/// Relabels the grown graph in its canonical topological order (at each step the
+/// available node with the smallest pool index) and computes orders and scores.
+fn finish(
+    pool: &Pool<'_>,
+    g: &Growth,
+    scope: usize,
+    slot: usize,
+    max_orders: usize,
+    values: [usize; 5],
+) -> CompactTask {
+    let k = g.nodes.len();
+    let mut done = 0u32;
+    let mut order: Vec<usize> = Vec::with_capacity(k);
+    while order.len() < k {
+        let next = (0..k)
+            .filter(|&v| done & (1 << v) == 0 && g.dag.preds(v) & !done == 0)
+            .min_by_key(|&v| g.nodes[v]);
+        let Some(v) = next else { break };
+        done |= 1 << v;
+        order.push(v);
+    }
+    let mut local = [0usize; MAX_NODES];
+    for (pos, &v) in order.iter().enumerate() {
+        local[v] = pos;
+    }
+    let mut dag = SmallDag::with_nodes(k);
+    for (a, b) in g.dag.edges() {
+        dag.add_edge_unchecked(local[a], local[b]);
+    }
+    let instances: Vec<u32> = order.iter().map(|&v| g.nodes[v]).collect();
+    let apps: Vec<u32> = instances
+        .iter()
+        .map(|&i| pool.slim[i as usize].app)
+        .collect();
+    let [e, n, c, d, w] = values;
+    CompactTask {
+        slot,
+        scope,
+        complexity: Complexity::from_measures(e, n, c, d, w),
+        topo_count: dag.topo_count(),
+        orders: dag.orders(max_orders),
+        cs_max: dag.cs_max(&apps),
+        instances,
+        dag,
+    }
+}

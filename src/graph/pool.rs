@@ -1,0 +1,536 @@
+//! The instantiated subtask pool and its dependency relation.
+//!
+//! An instance is a pair (subtask, index into its `available_parameters`) with the
+//! input and output [`Resource`]s that [`resources::instantiate`] gives it. Instance
+//! `b` depends on instance `a` (edge `a → b`) iff some output resource of `a` equals,
+//! kind and parameter, some input resource of `b` (DESIGN.md 3). An instance never
+//! depends on itself (a subtask that edits a file in place reads and writes the same
+//! resource).
+//!
+//! Instances are kept sorted by (subtask id, parameter index), so everything derived
+//! from a pool is independent of the order the subtasks were given in.
+//!
+//! Owns: interning resources, the dependency relation (both directions, as compact
+//! adjacency lists), which instances can ever be placed, and scopes (the sets of
+//! instances a task is composed from). Reads only what the caller passes in; no I/O.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Subtask, SubtaskId};
+use crate::resources::{self, Catalog, Resource, ResourceError};
+
+/// The category given to subtasks that carry none.
+pub const UNCATEGORIZED: &str = "Uncategorized";
+
+/// Why a pool cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PoolError {
+    #[error("subtask {subtask}, parameter set {index}: {source}")]
+    Instantiate {
+        subtask: SubtaskId,
+        index: usize,
+        #[source]
+        source: ResourceError,
+    },
+    #[error("the pool has {0} instances, more than the 4,294,967,295 supported")]
+    TooLarge(usize),
+}
+
+/// One instantiated subtask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    /// Index into the subtask slice the pool was built from.
+    pub subtask: usize,
+    pub parameter_index: usize,
+    pub inputs: Vec<Resource>,
+    pub outputs: Vec<Resource>,
+    pub application: String,
+    pub category: String,
+}
+
+/// Compact per-instance data used by the composer's inner loops.
+#[derive(Debug, Clone)]
+pub(crate) struct Slim {
+    pub inputs: Box<[u32]>,
+    pub outputs: Box<[u32]>,
+    pub app: u32,
+    pub category: u32,
+}
+
+/// A set of instances that tasks are composed from, with a label that becomes the
+/// task's `task_intent` (until intents exist, each weakly connected component of the
+/// dependency graph is a scope).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    pub label: String,
+    /// Instance indices into the pool, sorted, without repeats.
+    pub members: Vec<usize>,
+}
+
+impl Scope {
+    /// A scope over the given instance indices (sorted and deduplicated here).
+    pub fn new(label: impl Into<String>, mut members: Vec<usize>) -> Scope {
+        members.sort_unstable();
+        members.dedup();
+        Scope {
+            label: label.into(),
+            members,
+        }
+    }
+}
+
+/// The instantiated pool: instances, interned resources and the dependency relation.
+#[derive(Debug)]
+pub struct Pool<'a> {
+    catalog: &'a Catalog,
+    subtasks: &'a [Subtask],
+    instances: Vec<Instance>,
+    pub(crate) slim: Vec<Slim>,
+    /// `initial[r]`: resource `r` holds on the initial desktop.
+    pub(crate) initial: Vec<bool>,
+    /// `placeable[i]`: every input of `i` can be met, from the initial desktop or by
+    /// instances that are themselves placeable (least fixed point).
+    pub(crate) placeable: Vec<bool>,
+    succ_start: Vec<u32>,
+    succ: Vec<u32>,
+    pred_start: Vec<u32>,
+    pred: Vec<u32>,
+}
+
+impl<'a> Pool<'a> {
+    /// Instantiates every parameter set of every subtask and builds the dependency
+    /// relation. `initial` is the set of resources that hold on the initial desktop
+    /// ([`resources::initial_resources`]).
+    ///
+    /// # Errors
+    /// [`PoolError::Instantiate`] names the first subtask whose resources cannot be
+    /// instantiated (unknown kind, missing parameter).
+    pub fn new(
+        catalog: &'a Catalog,
+        subtasks: &'a [Subtask],
+        initial: &BTreeSet<Resource>,
+    ) -> Result<Pool<'a>, PoolError> {
+        let mut order: Vec<(usize, usize)> = subtasks
+            .iter()
+            .enumerate()
+            .flat_map(|(s, st)| (0..st.available_parameters.len()).map(move |p| (s, p)))
+            .collect();
+        order.sort_by(|a, b| subtasks[a.0].id.cmp(&subtasks[b.0].id).then(a.1.cmp(&b.1)));
+        if order.len() > u32::MAX as usize {
+            return Err(PoolError::TooLarge(order.len()));
+        }
+
+        let mut res_ids: HashMap<Resource, u32> = HashMap::new();
+        let mut res_list: Vec<Resource> = Vec::new();
+        let mut app_ids: BTreeMap<String, u32> = BTreeMap::new();
+        let mut cat_ids: BTreeMap<String, u32> = BTreeMap::new();
+        let mut instances = Vec::with_capacity(order.len());
+        let mut slim = Vec::with_capacity(order.len());
+        let mut intern = |r: &Resource| -> u32 {
+            if let Some(&id) = res_ids.get(r) {
+                return id;
+            }
+            let id = res_list.len() as u32;
+            res_list.push(r.clone());
+            res_ids.insert(r.clone(), id);
+            id
+        };
+        for &(s, p) in &order {
+            let st = &subtasks[s];
+            let (inputs, outputs) = resources::instantiate(catalog, st, p).map_err(|source| {
+                PoolError::Instantiate {
+                    subtask: st.id.clone(),
+                    index: p,
+                    source,
+                }
+            })?;
+            let mut ins: Vec<u32> = inputs.iter().map(&mut intern).collect();
+            ins.sort_unstable();
+            ins.dedup();
+            let mut outs: Vec<u32> = outputs.iter().map(&mut intern).collect();
+            outs.sort_unstable();
+            outs.dedup();
+            let category = st
+                .category
+                .clone()
+                .unwrap_or_else(|| UNCATEGORIZED.to_string());
+            let next_app = app_ids.len() as u32;
+            let app = *app_ids.entry(st.application.clone()).or_insert(next_app);
+            let next_cat = cat_ids.len() as u32;
+            let cat = *cat_ids.entry(category.clone()).or_insert(next_cat);
+            slim.push(Slim {
+                inputs: ins.into_boxed_slice(),
+                outputs: outs.into_boxed_slice(),
+                app,
+                category: cat,
+            });
+            instances.push(Instance {
+                subtask: s,
+                parameter_index: p,
+                inputs,
+                outputs,
+                application: st.application.clone(),
+                category,
+            });
+        }
+        let initial_flags: Vec<bool> = res_list.iter().map(|r| initial.contains(r)).collect();
+
+        // Producers and consumers of every resource.
+        let nres = res_list.len();
+        let mut producers: Vec<Vec<u32>> = vec![Vec::new(); nres];
+        let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); nres];
+        for (i, s) in slim.iter().enumerate() {
+            for &r in s.outputs.iter() {
+                producers[r as usize].push(i as u32);
+            }
+            for &r in s.inputs.iter() {
+                consumers[r as usize].push(i as u32);
+            }
+        }
+
+        // Placeable: least fixed point from the initial desktop.
+        let n = slim.len();
+        let mut missing: Vec<usize> = slim
+            .iter()
+            .map(|s| {
+                s.inputs
+                    .iter()
+                    .filter(|&&r| !initial_flags[r as usize])
+                    .count()
+            })
+            .collect();
+        let mut available = initial_flags.clone();
+        let mut placeable = vec![false; n];
+        let mut queue: Vec<usize> = (0..n).filter(|&i| missing[i] == 0).collect();
+        for &i in &queue {
+            placeable[i] = true;
+        }
+        while let Some(i) = queue.pop() {
+            for &r in slim[i].outputs.iter() {
+                if available[r as usize] {
+                    continue;
+                }
+                available[r as usize] = true;
+                for &c in &consumers[r as usize] {
+                    let c = c as usize;
+                    missing[c] -= 1;
+                    if missing[c] == 0 && !placeable[c] {
+                        placeable[c] = true;
+                        queue.push(c);
+                    }
+                }
+            }
+        }
+
+        // Dependency edges among placeable instances, both directions (CSR).
+        let mut preds_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for b in 0..n {
+            if !placeable[b] {
+                continue;
+            }
+            let list = &mut preds_of[b];
+            for &r in slim[b].inputs.iter() {
+                for &a in &producers[r as usize] {
+                    if a as usize != b && placeable[a as usize] {
+                        list.push(a);
+                    }
+                }
+            }
+            list.sort_unstable();
+            list.dedup();
+        }
+        let mut succs_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (b, ps) in preds_of.iter().enumerate() {
+            for &a in ps {
+                succs_of[a as usize].push(b as u32);
+            }
+        }
+        let (pred_start, pred) = to_csr(&preds_of);
+        let (succ_start, succ) = to_csr(&succs_of);
+
+        Ok(Pool {
+            catalog,
+            subtasks,
+            instances,
+            slim,
+            initial: initial_flags,
+            placeable,
+            succ_start,
+            succ,
+            pred_start,
+            pred,
+        })
+    }
+
+    pub fn catalog(&self) -> &'a Catalog {
+        self.catalog
+    }
+
+    pub fn subtasks(&self) -> &'a [Subtask] {
+        self.subtasks
+    }
+
+    /// Number of instances.
+    pub fn len(&self) -> usize {
+        self.instances.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.instances.is_empty()
+    }
+
+    /// Instance `i` (indices follow (subtask id, parameter index) order).
+    pub fn instance(&self, i: usize) -> &Instance {
+        &self.instances[i]
+    }
+
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+
+    /// The subtask of instance `i`.
+    pub fn subtask_of(&self, i: usize) -> &'a Subtask {
+        &self.subtasks[self.instances[i].subtask]
+    }
+
+    /// The index of instance (subtask `id`, parameter set `parameter_index`).
+    pub fn find(&self, id: &SubtaskId, parameter_index: usize) -> Option<usize> {
+        self.instances
+            .binary_search_by(|inst| {
+                self.subtasks[inst.subtask]
+                    .id
+                    .cmp(id)
+                    .then(inst.parameter_index.cmp(&parameter_index))
+            })
+            .ok()
+    }
+
+    /// Can instance `i` ever be placed? (Every input is on the initial desktop or
+    /// produced by an instance that can itself be placed.)
+    pub fn is_placeable(&self, i: usize) -> bool {
+        self.placeable[i]
+    }
+
+    /// Can instance `i` be placed with no predecessor at all?
+    pub fn is_root(&self, i: usize) -> bool {
+        self.slim[i]
+            .inputs
+            .iter()
+            .all(|&r| self.initial[r as usize])
+    }
+
+    /// The placeable instances that depend on `a` (edges `a → b`), sorted.
+    pub fn dependents(&self, a: usize) -> &[u32] {
+        &self.succ[self.succ_start[a] as usize..self.succ_start[a + 1] as usize]
+    }
+
+    /// The placeable instances `b` depends on (edges `a → b`), sorted.
+    pub fn dependencies(&self, b: usize) -> &[u32] {
+        &self.pred[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
+    }
+
+    /// Does `b` depend on `a` (some output of `a` is an input of `b`, `a != b`)?
+    /// Defined for every pair, placeable or not.
+    pub fn depends_on(&self, b: usize, a: usize) -> bool {
+        a != b && intersects(&self.slim[a].outputs, &self.slim[b].inputs)
+    }
+
+    /// Number of dependency edges among placeable instances.
+    pub fn edge_count(&self) -> usize {
+        self.succ.len()
+    }
+
+    /// The weakly connected components of the dependency graph over placeable
+    /// instances, largest first (ties by smallest member), each labelled with its
+    /// applications. Instances that can never be placed belong to no scope.
+    pub fn components(&self) -> Vec<Scope> {
+        let n = self.len();
+        let mut comp = vec![u32::MAX; n];
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for start in 0..n {
+            if !self.placeable[start] || comp[start] != u32::MAX {
+                continue;
+            }
+            let id = groups.len() as u32;
+            let mut members = vec![start];
+            comp[start] = id;
+            let mut k = 0;
+            while k < members.len() {
+                let v = members[k];
+                k += 1;
+                for &w in self.dependents(v).iter().chain(self.dependencies(v)) {
+                    if comp[w as usize] == u32::MAX {
+                        comp[w as usize] = id;
+                        members.push(w as usize);
+                    }
+                }
+            }
+            members.sort_unstable();
+            groups.push(members);
+        }
+        groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+        groups
+            .into_iter()
+            .enumerate()
+            .map(|(k, members)| {
+                let mut apps: BTreeMap<&str, usize> = BTreeMap::new();
+                for &m in &members {
+                    *apps
+                        .entry(self.instances[m].application.as_str())
+                        .or_default() += 1;
+                }
+                let mut by_use: Vec<(&str, usize)> = apps.into_iter().collect();
+                by_use.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let mut names: Vec<&str> = by_use.iter().take(4).map(|e| e.0).collect();
+                names.sort_unstable();
+                let more = by_use.len().saturating_sub(4);
+                let mut label = format!("component {}: {}", k + 1, names.join(", "));
+                if more > 0 {
+                    label.push_str(&format!(" and {more} more"));
+                }
+                Scope::new(label, members)
+            })
+            .collect()
+    }
+}
+
+fn to_csr(lists: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = Vec::with_capacity(lists.len() + 1);
+    let mut flat = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    start.push(0u32);
+    for l in lists {
+        flat.extend_from_slice(l);
+        start.push(flat.len() as u32);
+    }
+    (start, flat)
+}
+
+/// Do two sorted id lists share an element?
+#[inline]
+pub(crate) fn intersects(a: &[u32], b: &[u32]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::ParameterSet;
+    use crate::resources::KindSpec;
+
+    /// A catalogue with two parameterised kinds and one without a parameter.
+    pub(crate) fn tiny_catalog() -> Catalog {
+        let mut kinds = BTreeMap::new();
+        for (name, parameter) in [("doc", true), ("img", true), ("clip", false)] {
+            kinds.insert(
+                name.to_string(),
+                KindSpec {
+                    description: name.to_string(),
+                    parameter,
+                    file_kinds: vec![],
+                    directory: false,
+                },
+            );
+        }
+        Catalog {
+            kinds,
+            categories: vec!["Office".into(), "Utility Tools".into()],
+            scenarios: vec![],
+            capabilities: vec![],
+        }
+    }
+
+    pub(crate) fn subtask(
+        id: &str,
+        app: &str,
+        inputs: &[&str],
+        outputs: &[&str],
+        params: &[&[(&str, &str)]],
+    ) -> Subtask {
+        Subtask {
+            id: SubtaskId(id.to_string()),
+            instruction_template: format!("{id} with {{doc}}"),
+            application: app.to_string(),
+            category: Some("Office".into()),
+            os: "Linux".into(),
+            available_parameters: params
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect::<ParameterSet>()
+                })
+                .collect(),
+            input_resources: inputs.iter().map(|s| s.to_string()).collect(),
+            output_resources: outputs.iter().map(|s| s.to_string()).collect(),
+            evaluation: None,
+            trajectories: vec![],
+            provenance: None,
+        }
+    }
+
+    #[test]
+    fn dependency_needs_kind_and_parameter() {
+        let cat = tiny_catalog();
+        let subs = vec![
+            subtask("a", "Writer", &["doc"], &["clip"], &[&[("doc", "/x")]]),
+            subtask("b", "Writer", &["clip"], &["img"], &[&[("img", "/y")]]),
+            subtask(
+                "c",
+                "Photos",
+                &["img"],
+                &[],
+                &[&[("img", "/y")], &[("img", "/z")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("doc", Some("/x".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        assert_eq!(pool.len(), 4);
+        let a = pool.find(&SubtaskId("a".into()), 0).unwrap();
+        let b = pool.find(&SubtaskId("b".into()), 0).unwrap();
+        let c0 = pool.find(&SubtaskId("c".into()), 0).unwrap();
+        let c1 = pool.find(&SubtaskId("c".into()), 1).unwrap();
+        assert!(pool.depends_on(b, a));
+        assert!(pool.depends_on(c0, b));
+        assert!(!pool.depends_on(c1, b), "different parameter, no edge");
+        assert!(!pool.is_placeable(c1), "/z is never made");
+        assert!(pool.is_root(a) && !pool.is_root(b));
+        let comps = pool.components();
+        assert_eq!(comps.len(), 1);
+        assert_eq!(comps[0].members, vec![a, b, c0]);
+    }
+
+    #[test]
+    fn order_of_subtasks_does_not_matter() {
+        let cat = tiny_catalog();
+        let mut subs = vec![
+            subtask("b", "Writer", &["clip"], &[], &[&[]]),
+            subtask("a", "Writer", &[], &["clip"], &[&[]]),
+        ];
+        let pool1 = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let ids1: Vec<String> = (0..2).map(|i| pool1.subtask_of(i).id.0.clone()).collect();
+        subs.reverse();
+        let pool2 = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let ids2: Vec<String> = (0..2).map(|i| pool2.subtask_of(i).id.0.clone()).collect();
+        assert_eq!(ids1, ids2);
+        assert_eq!(ids1, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn bad_subtask_is_named() {
+        let cat = tiny_catalog();
+        let subs = vec![subtask("bad", "Writer", &["nope"], &[], &[&[]])];
+        let err = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap_err();
+        assert!(err.to_string().contains("bad"), "{err}");
+    }
+}

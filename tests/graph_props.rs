@@ -1,0 +1,379 @@
+//! The task-graph engine against brute force on small graphs, and the composer's
+//! guarantees: requested levels, satisfied inputs, determinism across thread counts,
+//! refusals and shortfalls.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use synth::graph::synthetic::{synthetic_pool, SyntheticPool};
+use synth::graph::{compose, ComposeError, ComposeSpec, Pool, Profile, SmallDag, Target};
+use synth::model::{Dimension, Level, Task};
+
+/// Random DAG: edges i->j (i<j) by mask, then nodes relabelled by a permutation.
+fn arb_dag() -> impl Strategy<Value = (usize, Vec<(usize, usize)>, Vec<u32>)> {
+    (1usize..=8).prop_flat_map(|n| {
+        (
+            Just(n),
+            proptest::collection::vec(any::<bool>(), n * (n - 1) / 2),
+            Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+            proptest::collection::vec(0u32..3, n),
+        )
+            .prop_map(|(n, mask, perm, apps)| {
+                let mut edges = Vec::new();
+                let mut k = 0;
+                for i in 0..n {
+                    for j in i + 1..n {
+                        if mask[k] {
+                            edges.push((perm[i], perm[j]));
+                        }
+                        k += 1;
+                    }
+                }
+                (n, edges, apps)
+            })
+    })
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    // Lexicographic order (Heap's algorithm is not lexicographic; do it by hand).
+    let mut out = Vec::new();
+    let mut p: Vec<usize> = (0..n).collect();
+    loop {
+        out.push(p.clone());
+        let Some(i) = (0..n.saturating_sub(1)).rev().find(|&i| p[i] < p[i + 1]) else {
+            return out;
+        };
+        let j = (i + 1..n).rev().find(|&j| p[j] > p[i]).unwrap();
+        p.swap(i, j);
+        p[i + 1..].reverse();
+    }
+}
+
+fn reach(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<bool>> {
+    let mut r = vec![vec![false; n]; n];
+    for &(a, b) in edges {
+        r[a][b] = true;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if r[i][k] && r[k][j] {
+                    r[i][j] = true;
+                }
+            }
+        }
+    }
+    r
+}
+
+fn brute_orders(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    permutations(n)
+        .into_iter()
+        .filter(|p| {
+            let mut pos = vec![0; n];
+            for (k, &v) in p.iter().enumerate() {
+                pos[v] = k;
+            }
+            edges.iter().all(|&(a, b)| pos[a] < pos[b])
+        })
+        .collect()
+}
+
+fn brute_width(n: usize, edges: &[(usize, usize)]) -> usize {
+    let r = reach(n, edges);
+    (0u32..1 << n)
+        .filter(|&s| {
+            (0..n).all(|i| s & (1 << i) == 0 || (0..n).all(|j| s & (1 << j) == 0 || !r[i][j]))
+        })
+        .map(|s| s.count_ones() as usize)
+        .max()
+        .unwrap_or(0)
+}
+
+fn brute_depth(n: usize, edges: &[(usize, usize)]) -> usize {
+    fn longest(v: usize, edges: &[(usize, usize)]) -> usize {
+        1 + edges
+            .iter()
+            .filter(|e| e.0 == v)
+            .map(|e| longest(e.1, edges))
+            .max()
+            .unwrap_or(0)
+    }
+    (0..n).map(|v| longest(v, edges)).max().unwrap_or(0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn measures_match_brute_force((n, edges, apps) in arb_dag(), cap in 1usize..50) {
+        let g = SmallDag::from_edges(n, &edges).unwrap();
+        let all = brute_orders(n, &edges);
+        prop_assert_eq!(g.topo_count(), all.len() as u64);
+        let listed: Vec<Vec<usize>> = g
+            .orders(cap)
+            .iter()
+            .map(|o| o.iter().map(|&v| v as usize).collect())
+            .collect();
+        // Exactly the first `cap` valid orders in lexicographic order: valid, no
+        // duplicates, and truncated iff there are more.
+        let expected: Vec<Vec<usize>> = all.iter().take(cap).cloned().collect();
+        prop_assert_eq!(&listed, &expected);
+        prop_assert_eq!(g.orders(cap).truncated(), all.len() > cap);
+        let cs = all
+            .iter()
+            .map(|p| p.windows(2).filter(|w| apps[w[0]] == apps[w[1]]).count())
+            .max()
+            .unwrap_or(0);
+        prop_assert_eq!(g.cs_max(&apps), cs);
+        prop_assert_eq!(g.width(), brute_width(n, &edges));
+        prop_assert_eq!(g.depth(), brute_depth(n, &edges));
+        let mut distinct: BTreeSet<(usize, usize)> = BTreeSet::new();
+        distinct.extend(edges.iter().copied());
+        prop_assert_eq!(g.edge_count(), distinct.len());
+    }
+}
+
+fn small_pool() -> SyntheticPool {
+    synthetic_pool(96, 20, 5).unwrap()
+}
+
+fn spec(count: usize, seed: u64) -> ComposeSpec {
+    ComposeSpec {
+        count,
+        seed,
+        ..ComposeSpec::default()
+    }
+}
+
+/// Re-derives a task's measures from its JSON shape and checks the resource rule.
+fn check_task(pool: &Pool<'_>, syn: &SyntheticPool, task: &Task) {
+    let ids = &task.dag.nodes;
+    let n = ids.len();
+    let index = |id: &str| ids.iter().position(|x| x == id).unwrap();
+    let mut edges = Vec::new();
+    for (from, tos) in &task.dag.edges {
+        for to in tos {
+            edges.push((index(from), index(to)));
+        }
+    }
+    let insts: Vec<usize> = ids
+        .iter()
+        .map(|id| {
+            let node = &task.nodes[id];
+            pool.find(&node.subtask_id, node.parameter_index).unwrap()
+        })
+        .collect();
+    // Edges are exactly the dependency relation among the nodes.
+    for a in 0..n {
+        for b in 0..n {
+            assert_eq!(
+                edges.contains(&(a, b)),
+                pool.depends_on(insts[b], insts[a]),
+                "edge {a}->{b}"
+            );
+        }
+    }
+    // Every input is on the desktop or made by a predecessor.
+    for b in 0..n {
+        for r in &pool.instance(insts[b]).inputs {
+            let ok = syn.initial.contains(r)
+                || edges
+                    .iter()
+                    .any(|&(a, bb)| bb == b && pool.instance(insts[a]).outputs.contains(r));
+            assert!(ok, "input {r} of {} unmet", ids[b]);
+        }
+    }
+    let c = task.complexity.unwrap();
+    let cats: BTreeSet<&str> = task.nodes.values().map(|t| t.category.as_str()).collect();
+    assert_eq!(c.dependency, edges.len());
+    assert_eq!(c.instruction, n);
+    assert_eq!(c.knowledge, cats.len());
+    assert_eq!(c.hierarchy, brute_depth(n, &edges));
+    if n <= 10 {
+        assert_eq!(c.branch, brute_width(n, &edges));
+    }
+    assert_eq!(
+        task.successful_topo[0], *ids,
+        "node ids follow the first order"
+    );
+    assert!(task.topo_count.unwrap() as usize >= task.successful_topo.len());
+}
+
+#[test]
+fn composed_tasks_have_the_requested_levels() {
+    let syn = small_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let cases = [
+        (
+            Dimension::Hierarchy,
+            Level::Hard,
+            Dimension::Branch,
+            Level::Easy,
+        ),
+        (
+            Dimension::Branch,
+            Level::Hard,
+            Dimension::Knowledge,
+            Level::Medium,
+        ),
+        (
+            Dimension::Dependency,
+            Level::Medium,
+            Dimension::Instruction,
+            Level::Medium,
+        ),
+        (
+            Dimension::Instruction,
+            Level::Hard,
+            Dimension::Knowledge,
+            Level::Easy,
+        ),
+    ];
+    for (d1, l1, d2, l2) in cases {
+        let mut s = spec(15, 11);
+        s.profile = Profile::Free;
+        s.targets.insert(d1, Target::Level(l1));
+        s.targets.insert(d2, Target::Level(l2));
+        let out = compose(&pool, &scopes, &s).unwrap();
+        assert_eq!(
+            out.tasks.len(),
+            15,
+            "{d1}={l1} {d2}={l2}: {:?}",
+            out.shortfall()
+        );
+        for t in &out.tasks {
+            let lv = t.complexity.unwrap().levels;
+            assert_eq!(lv.get(d1), l1);
+            assert_eq!(lv.get(d2), l2);
+            check_task(&pool, &syn, t);
+        }
+    }
+}
+
+#[test]
+fn omnibench_profile_tasks_are_valid_and_distinct() {
+    let syn = small_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let out = compose(&pool, &scopes, &spec(200, 3)).unwrap();
+    assert_eq!(out.tasks.len(), 200, "{:?}", out.shortfall());
+    let ids: BTreeSet<_> = out.tasks.iter().map(|t| t.task_id.clone()).collect();
+    assert_eq!(ids.len(), 200, "no duplicate tasks");
+    for t in &out.tasks {
+        check_task(&pool, &syn, t);
+    }
+    for d in Dimension::ALL {
+        let levels: BTreeSet<Level> = out
+            .tasks
+            .iter()
+            .map(|t| t.complexity.unwrap().levels.get(d))
+            .collect();
+        assert!(levels.len() >= 2, "{d} takes several levels: {levels:?}");
+    }
+}
+
+#[test]
+fn capability_preset_sets_levels() {
+    let syn = small_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let mut s = spec(10, 1);
+    s.capability = Some("parallel_planning".into());
+    let out = compose(&pool, &scopes, &s).unwrap();
+    assert_eq!(out.tasks.len(), 10, "{:?}", out.shortfall());
+    for t in &out.tasks {
+        assert!(t.capabilities.contains(&"parallel_planning".to_string()));
+    }
+    s.capability = Some("telepathy".into());
+    assert!(matches!(
+        compose(&pool, &scopes, &s),
+        Err(ComposeError::UnknownCapability { .. })
+    ));
+}
+
+#[test]
+fn same_seed_same_tasks_with_one_and_two_threads() {
+    let syn = small_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let s = ComposeSpec {
+        count: 2500, // more than one chunk
+        seed: 42,
+        max_orders: 20,
+        ..ComposeSpec::default()
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| compose(&pool, &scopes, &s).unwrap())
+    };
+    let one = run(1);
+    let two = run(2);
+    assert_eq!(one.tasks.len(), two.tasks.len());
+    assert_eq!(one.tasks, two.tasks);
+    assert_eq!(one.summary, two.summary);
+    let other = ComposeSpec {
+        seed: 43,
+        ..s.clone()
+    };
+    let three = compose(&pool, &scopes, &ComposeSpec { count: 50, ..other }).unwrap();
+    assert_ne!(three.tasks[..10], one.tasks[..10]);
+}
+
+#[test]
+fn infeasible_combination_is_refused_with_a_reason() {
+    let syn = small_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let mut s = spec(5, 1);
+    s.targets
+        .insert(Dimension::Dependency, Target::Level(Level::Hard));
+    s.targets
+        .insert(Dimension::Instruction, Target::Level(Level::Easy));
+    match compose(&pool, &scopes, &s) {
+        Err(ComposeError::Infeasible { explanation }) => {
+            assert!(explanation.contains("dependency=hard"), "{explanation}");
+            assert!(explanation.contains("instruction=easy"), "{explanation}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // A capability that contradicts an explicit target.
+    let mut s = spec(5, 1);
+    s.capability = Some("parallel_planning".into());
+    s.targets
+        .insert(Dimension::Branch, Target::Level(Level::Easy));
+    assert!(matches!(
+        compose(&pool, &scopes, &s),
+        Err(ComposeError::Conflict { .. })
+    ));
+}
+
+#[test]
+fn shortfall_names_the_constraint_that_ran_dry() {
+    // Only levels 1..=3 exist in a pool of 3 subtasks per group: no depth 5.
+    let syn = synthetic_pool(3, 5, 1).unwrap();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let mut s = spec(3, 1);
+    s.profile = Profile::Free;
+    s.targets
+        .insert(Dimension::Hierarchy, Target::Level(Level::Hard));
+    s.max_attempts = 300;
+    let out = compose(&pool, &scopes, &s).unwrap();
+    let short = out.shortfall().expect("a shortfall");
+    assert_eq!(short.made, out.tasks.len());
+    assert!(
+        short.constraint.starts_with("hierarchy=hard: 0 of"),
+        "{}",
+        short.constraint
+    );
+    assert!(
+        short.constraint.contains("depth >= 5"),
+        "{}",
+        short.constraint
+    );
+}
