@@ -58,6 +58,8 @@ pub enum LogFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Compose DAG tasks of controlled complexity from the verified subtask pool.
+    Compose(pipeline::compose::ComposeArgs),
     /// Move verified subtasks between the store and JSONL files.
     #[command(subcommand)]
     Pool(PoolCommand),
@@ -96,6 +98,8 @@ pub struct ConfigFile {
     pub jobs: Option<usize>,
     pub quiet: Option<bool>,
     pub log_format: Option<LogFormat>,
+    #[serde(default)]
+    pub compose: pipeline::compose::ComposeDefaults,
 }
 
 impl ConfigFile {
@@ -218,6 +222,17 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match &cli.command {
+        Command::Compose(args) => {
+            let report = pipeline::compose::run(args, &file.compose, &cx)?;
+            if !settings.quiet {
+                writeln!(out, "{report}")?;
+            }
+            Ok(if report.shortfall.is_some() {
+                Outcome::Partial
+            } else {
+                Outcome::Done
+            })
+        }
         Command::Pool(PoolCommand::Import { files }) => {
             for f in files {
                 let r = store.import_pool(f, &catalog)?;

@@ -4,6 +4,7 @@
 //! records are data in the store, not errors. Stages never touch `anyhow`, exit
 //! codes or the terminal beyond progress bars.
 
+pub mod compose;
 pub mod stats;
 
 use std::path::PathBuf;

@@ -1,0 +1,325 @@
+//! `synth compose`: composes DAG tasks of controlled complexity from the verified
+//! subtask pool and stores them as a new dataset version.
+//!
+//! An edge A→B exists when an output resource of A is an input resource of B (the
+//! graph engine, [`crate::graph`], owns the rules). This stage reads the verified
+//! subtasks and the initial desktop, asks the engine for tasks, stores them in one
+//! transaction as a labelled dataset version, and rewrites `generated/tasks.jsonl`
+//! with every stored task. No model calls happen here.
+//!
+//! Composing again with the same specification on the same pool is a no-op that
+//! reports the existing version; a different specification (a harder profile, other
+//! levels, another seed) adds a new version and leaves earlier ones untouched.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::StageContext;
+use crate::graph::{self, ComposeSpec, Profile, Scope, Shortfall, Target};
+use crate::model::{Dimension, SubtaskStatus};
+use crate::resources;
+use crate::store::StoreError;
+
+/// Flags of `synth compose`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ComposeArgs {
+    /// How many tasks to make.
+    #[arg(long, short = 'n')]
+    pub count: Option<usize>,
+    /// Level distribution for dimensions without an explicit target:
+    /// omnibench (OmniBench figure 3), uniform, or free (unconstrained).
+    #[arg(long)]
+    pub profile: Option<Profile>,
+    /// A capability preset from resources/capabilities.toml (e.g. parallel_planning).
+    #[arg(long, value_name = "NAME")]
+    pub capability: Option<String>,
+    /// Dependency complexity (edges): easy, medium, hard, any, or a range like 2..5.
+    #[arg(long, value_name = "LEVEL")]
+    pub dependency: Option<Target>,
+    /// Instruction complexity (nodes): easy, medium, hard, any, or a range.
+    #[arg(long, value_name = "LEVEL")]
+    pub instruction: Option<Target>,
+    /// Knowledge complexity (application categories): easy, medium, hard, any, or a range.
+    #[arg(long, value_name = "LEVEL")]
+    pub knowledge: Option<Target>,
+    /// Hierarchy complexity (depth, nodes on the longest path): level or range.
+    #[arg(long, value_name = "LEVEL")]
+    pub hierarchy: Option<Target>,
+    /// Branch complexity (width, the largest set of independent nodes): level or range.
+    #[arg(long, value_name = "LEVEL")]
+    pub branch: Option<Target>,
+    /// Smallest task, in nodes.
+    #[arg(long, value_name = "N")]
+    pub min_nodes: Option<usize>,
+    /// Largest task, in nodes (at most 20).
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<usize>,
+    /// Cap on the topological orders listed per task (topo_count stays exact).
+    #[arg(long, value_name = "N")]
+    pub max_orders: Option<usize>,
+    /// A label for the new dataset version (default: derived from the spec).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Where to write every stored task as JSONL (default generated/tasks.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// `[compose]` in synth.toml: defaults for the flags above.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComposeDefaults {
+    pub count: Option<usize>,
+    pub profile: Option<Profile>,
+    pub max_nodes: Option<usize>,
+    pub min_nodes: Option<usize>,
+    pub max_orders: Option<usize>,
+}
+
+/// Errors of the compose stage.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ComposeStageError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Catalog(#[from] resources::CatalogError),
+    #[error("the subtask pool cannot be instantiated")]
+    Pool(#[from] graph::PoolError),
+    #[error("cannot compose")]
+    Compose(#[from] graph::ComposeError),
+    #[error("the store holds no verified subtasks: import a pool first (synth pool import subtask_pool/*.jsonl) or run explore and verify")]
+    EmptyPool,
+    #[error("cannot write {path}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What `synth compose` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComposeReport {
+    pub version: u32,
+    pub label: String,
+    /// `false` when the same spec had been composed before (nothing new was made).
+    pub new_version: bool,
+    pub asked: usize,
+    pub made: usize,
+    pub already_present: usize,
+    pub attempts: usize,
+    pub shortfall: Option<Shortfall>,
+    pub tasks_file: PathBuf,
+    pub total_tasks: usize,
+    pub seconds: f64,
+}
+
+impl fmt::Display for ComposeReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.new_version {
+            write!(
+                f,
+                "composed {} of {} tasks as dataset version {} '{}' in {:.2}s ({} attempts",
+                self.made, self.asked, self.version, self.label, self.seconds, self.attempts
+            )?;
+            if self.already_present > 0 {
+                write!(
+                    f,
+                    ", {} already in an earlier version",
+                    self.already_present
+                )?;
+            }
+            writeln!(f, ")")?;
+        } else {
+            writeln!(
+                f,
+                "this spec was composed before as dataset version {} '{}' ({} tasks); nothing new to do",
+                self.version, self.label, self.made
+            )?;
+        }
+        if let Some(s) = &self.shortfall {
+            writeln!(
+                f,
+                "short: made {} of {} ({} duplicates dropped); ran dry: {}",
+                s.made, s.requested, s.duplicates, s.constraint
+            )?;
+        }
+        write!(
+            f,
+            "{} tasks in {}",
+            self.total_tasks,
+            self.tasks_file.display()
+        )
+    }
+}
+
+impl ComposeArgs {
+    /// The engine's spec from flags, then `[compose]` defaults, then built-ins.
+    pub fn to_spec(&self, defaults: &ComposeDefaults, seed: u64) -> ComposeSpec {
+        let mut spec = ComposeSpec {
+            seed,
+            ..ComposeSpec::default()
+        };
+        if let Some(c) = self.count.or(defaults.count) {
+            spec.count = c;
+        }
+        if let Some(p) = self.profile.or(defaults.profile) {
+            spec.profile = p;
+        }
+        if let Some(n) = self.max_nodes.or(defaults.max_nodes) {
+            spec.max_nodes = n;
+        }
+        if let Some(n) = self.min_nodes.or(defaults.min_nodes) {
+            spec.min_nodes = n;
+        }
+        if let Some(n) = self.max_orders.or(defaults.max_orders) {
+            spec.max_orders = n;
+        }
+        spec.capability = self.capability.clone();
+        for (d, t) in [
+            (Dimension::Dependency, self.dependency),
+            (Dimension::Instruction, self.instruction),
+            (Dimension::Knowledge, self.knowledge),
+            (Dimension::Hierarchy, self.hierarchy),
+            (Dimension::Branch, self.branch),
+        ] {
+            if let Some(t) = t {
+                spec.targets.insert(d, t);
+            }
+        }
+        spec
+    }
+}
+
+/// A default label: the profile and the explicit targets, e.g.
+/// `omnibench branch=hard dependency=hard`.
+fn default_label(spec: &ComposeSpec) -> String {
+    let mut parts = vec![spec.profile.to_string()];
+    if let Some(c) = &spec.capability {
+        parts.push(format!("capability={c}"));
+    }
+    for (d, t) in &spec.targets {
+        parts.push(format!("{d}={t}"));
+    }
+    parts.push(format!("seed={}", spec.seed));
+    parts.join(" ")
+}
+
+/// Runs `synth compose`.
+pub fn run(
+    args: &ComposeArgs,
+    defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<ComposeReport, ComposeStageError> {
+    let started = std::time::Instant::now();
+    let subtasks = cx.store.subtasks(SubtaskStatus::Verified)?;
+    if subtasks.is_empty() {
+        return Err(ComposeStageError::EmptyPool);
+    }
+    let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
+    let pool = graph::Pool::new(cx.catalog, &subtasks, &initial)?;
+    let scopes: Vec<Scope> = pool.components();
+
+    let mut spec = args.to_spec(defaults, cx.seed);
+    // The version is not part of what was asked: hash the spec without it, together
+    // with the pool it ran on, so the same request on the same pool is recognised.
+    let spec_json = serde_json::to_value(&spec).expect("spec serializes");
+    let mut hasher = Sha256::new();
+    hasher.update(spec_json.to_string());
+    for s in &subtasks {
+        hasher.update(s.id.0.as_bytes());
+        hasher.update(serde_json::to_string(&s.available_parameters).unwrap_or_default());
+    }
+    let spec_hash = format!("{:x}", hasher.finalize());
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| cx.workspace.join("generated").join("tasks.jsonl"));
+
+    if let Some(existing) = cx.store.dataset_by_spec(&spec_hash)? {
+        let total = write_tasks_file(cx, &out_path)?;
+        return Ok(ComposeReport {
+            version: existing.version,
+            label: existing.label,
+            new_version: false,
+            asked: existing.asked,
+            made: existing.made,
+            already_present: 0,
+            attempts: 0,
+            shortfall: None,
+            tasks_file: out_path,
+            total_tasks: total,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+    }
+
+    spec.version = cx.store.next_dataset_version()?;
+    let label = args.label.clone().unwrap_or_else(|| default_label(&spec));
+    let bar = cx.progress(spec.count as u64, "compose");
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(cx.jobs)
+        .build()
+        .expect("a rayon pool with at least one thread");
+    let mut tasks = Vec::with_capacity(spec.count);
+    let summary = threads.install(|| {
+        graph::compose_with(&pool, &scopes, &spec, |t| {
+            tasks.push(t.to_task(&pool, &scopes, &spec));
+            bar.inc(1);
+        })
+    })?;
+    bar.finish_and_clear();
+
+    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
+    let added = cx.store.add_dataset(
+        spec.version,
+        &spec_hash,
+        &spec_json,
+        &label,
+        spec.count,
+        &tasks,
+        shortfall_text.as_deref(),
+        None,
+    )?;
+    let total = write_tasks_file(cx, &out_path)?;
+    Ok(ComposeReport {
+        version: added.version,
+        label,
+        new_version: true,
+        asked: spec.count,
+        made: added.inserted,
+        already_present: added.already_present,
+        attempts: summary.attempts,
+        shortfall: summary.shortfall,
+        tasks_file: out_path,
+        total_tasks: total,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Writes every stored task, one per line, through a temporary file and a rename.
+fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, ComposeStageError> {
+    let werr = |source| ComposeStageError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(werr)?;
+    }
+    let tasks = cx.store.tasks(None)?;
+    let tmp = path.with_extension("jsonl.tmp");
+    let file = std::fs::File::create(&tmp).map_err(werr)?;
+    let mut w = std::io::BufWriter::new(file);
+    for t in &tasks {
+        serde_json::to_writer(&mut w, &t.task).expect("model types always serialize");
+        w.write_all(b"\n").map_err(werr)?;
+    }
+    w.flush().map_err(werr)?;
+    drop(w);
+    std::fs::rename(&tmp, path).map_err(werr)?;
+    Ok(tasks.len())
+}

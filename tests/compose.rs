@@ -1,0 +1,170 @@
+//! `synth compose` on the committed starting pool, through the real binary.
+
+mod common;
+
+use common::Workspace;
+use serde_json::Value;
+
+fn workspace_with_pool() -> Workspace {
+    let ws = Workspace::new();
+    ws.ok(&["--quiet", "pool", "import", "subtask_pool/pool.jsonl"]);
+    ws
+}
+
+fn tasks(ws: &Workspace) -> Vec<Value> {
+    std::fs::read_to_string(ws.file("generated/tasks.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn composed_tasks_carry_the_documented_fields() {
+    let ws = workspace_with_pool();
+    ws.ok(&["--quiet", "compose", "--count", "40"]);
+    let tasks = tasks(&ws);
+    assert_eq!(tasks.len(), 40);
+    for t in &tasks {
+        for field in [
+            "task_id",
+            "task_instruction",
+            "low_level_instruction",
+            "task_intent",
+            "dag",
+            "nodes",
+            "successful_topo",
+            "topo_count",
+            "topo_truncated",
+            "cs_max",
+            "complexity",
+            "composition",
+        ] {
+            assert!(t.get(field).is_some(), "missing {field} in {t}");
+        }
+        let nodes = t["dag"]["nodes"].as_array().unwrap();
+        assert_eq!(
+            t["complexity"]["instruction"].as_u64().unwrap() as usize,
+            nodes.len()
+        );
+        for n in nodes {
+            let n = n.as_str().unwrap();
+            assert!(t["nodes"][n]["subtask_id"].is_string());
+            assert!(t["dag"]["edges"][n].is_array());
+        }
+        let orders = t["successful_topo"].as_array().unwrap();
+        assert!(!orders.is_empty());
+        assert!(orders.len() as u64 <= t["topo_count"].as_u64().unwrap());
+    }
+}
+
+#[test]
+fn same_seed_same_tasks_whatever_the_jobs() {
+    let a = workspace_with_pool();
+    a.ok(&[
+        "--quiet", "--jobs", "1", "--seed", "7", "compose", "--count", "60",
+    ]);
+    let b = workspace_with_pool();
+    b.ok(&[
+        "--quiet", "--jobs", "2", "--seed", "7", "compose", "--count", "60",
+    ]);
+    let ta = std::fs::read(a.file("generated/tasks.jsonl")).unwrap();
+    let tb = std::fs::read(b.file("generated/tasks.jsonl")).unwrap();
+    assert_eq!(ta, tb);
+}
+
+#[test]
+fn recomposing_the_same_spec_does_nothing_and_a_new_spec_adds_a_version() {
+    let ws = workspace_with_pool();
+    ws.ok(&["--quiet", "compose", "--count", "20"]);
+    let first = std::fs::read(ws.file("generated/tasks.jsonl")).unwrap();
+    let again = ws.ok(&["compose", "--count", "20"]);
+    assert!(again.contains("nothing new"), "{again}");
+    assert_eq!(
+        first,
+        std::fs::read(ws.file("generated/tasks.jsonl")).unwrap()
+    );
+
+    ws.ok(&[
+        "--quiet",
+        "compose",
+        "--count",
+        "10",
+        "--instruction",
+        "hard",
+    ]);
+    let all = tasks(&ws);
+    // The first version is untouched and comes first.
+    let first_text = String::from_utf8(first).unwrap();
+    let all_text = std::fs::read_to_string(ws.file("generated/tasks.jsonl")).unwrap();
+    assert!(all_text.starts_with(&first_text));
+    let v2: Vec<&Value> = all
+        .iter()
+        .filter(|t| t["composition"]["version"] == 2)
+        .collect();
+    assert!(!v2.is_empty());
+    for t in v2 {
+        assert!(t["dag"]["nodes"].as_array().unwrap().len() >= 5);
+        assert_eq!(t["complexity"]["levels"]["instruction"], "hard");
+    }
+    let stats: Value = serde_json::from_str(&ws.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(stats["tasks"]["versions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn every_level_of_every_dimension_is_reachable() {
+    let ws = workspace_with_pool();
+    for dim in [
+        "dependency",
+        "instruction",
+        "knowledge",
+        "hierarchy",
+        "branch",
+    ] {
+        for level in ["easy", "medium", "hard"] {
+            let flag = format!("--{dim}");
+            ws.ok(&[
+                "--quiet",
+                "compose",
+                "--count",
+                "3",
+                "--profile",
+                "free",
+                &flag,
+                level,
+            ]);
+        }
+    }
+    for t in tasks(&ws) {
+        let spec = &t["composition"]["spec"]["targets"];
+        for (dim, target) in spec.as_object().unwrap() {
+            let level = target["level"].as_str().unwrap();
+            assert_eq!(t["complexity"]["levels"][dim], level, "{t}");
+        }
+    }
+}
+
+#[test]
+fn an_infeasible_combination_is_refused_with_a_reason() {
+    let ws = workspace_with_pool();
+    let out = ws.synth(&[
+        "compose",
+        "--count",
+        "5",
+        "--dependency",
+        "hard",
+        "--instruction",
+        "easy",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("edge"), "{err}");
+}
+
+#[test]
+fn compose_without_a_pool_says_what_to_do() {
+    let ws = Workspace::new();
+    let out = ws.synth(&["compose", "--count", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pool import"));
+}
