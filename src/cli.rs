@@ -59,7 +59,7 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compose DAG tasks of controlled complexity from the verified subtask pool.
-    Compose(pipeline::compose::ComposeArgs),
+    Compose(Box<pipeline::compose::ComposeArgs>),
     /// Move verified subtasks between the store and JSONL files.
     #[command(subcommand)]
     Pool(PoolCommand),
