@@ -418,6 +418,17 @@ proptest! {
     }
 
     #[test]
+    fn full_explicit_wording_round_trips((n, edges, seed) in dag_strategy()) {
+        let t = random_task(n, &edges);
+        let feedback = [Discrepancy::UnknownNode { id: "z".into() }];
+        let s = summarize(&t, 2, &feedback).unwrap();
+        prop_assert_eq!(s.wording, Wording::ExplicitFull);
+        let neutral = neutral_subtasks(&t, seed).unwrap();
+        let got = neutral.to_nodes(&reconstruct(&s.task_instruction, &neutral.subtasks).unwrap());
+        prop_assert_eq!(compare(&t.dag, &got), Verdict::Pass, "{}", s.task_instruction);
+    }
+
+    #[test]
     fn compact_wording_never_misses_or_reverses_an_order((n, edges, seed) in dag_strategy()) {
         let t = random_task(n, &edges);
         let s = summarize(&t, 1, &[]).unwrap();
@@ -555,5 +566,37 @@ fn compact_wording_word_counts() {
     println!(
         "mean compact words: {:.1}",
         total as f64 / cases.len() as f64
+    );
+}
+
+#[test]
+fn steps_from_one_template_are_told_apart() {
+    let t = task(
+        "Print two recipes and mail one",
+        &[
+            (
+                "soup",
+                "Recipes",
+                "Open the recipe 'Lentil Soup' in Recipes and print it to the PDF file '/home/user/Documents/lentil_soup.pdf'.",
+            ),
+            (
+                "pancakes",
+                "Recipes",
+                "Open the recipe 'Banana Pancakes' in Recipes and print it to the PDF file '/home/user/Documents/banana_pancakes.pdf'.",
+            ),
+            (
+                "mail",
+                "Mail",
+                "Write a mail to family@example.com with the subject 'Soup', attach '/home/user/Documents/lentil_soup.pdf', and send it.",
+            ),
+        ],
+        &[("soup", "mail")],
+    );
+    let v = run(&t);
+    assert!(v.passed);
+    assert_eq!(v.attempts.len(), 2);
+    assert_eq!(
+        v.attempts[0].discrepancy.as_deref(),
+        Some("steps 'pancakes' and 'mail' can run in parallel but the instruction orders them ('mail' after 'pancakes')")
     );
 }

@@ -112,8 +112,12 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
 /// Makes a clause safe to embed in the grammar: whitespace runs become one space;
 /// outside quotes, `;` becomes `,`, sentence breaks become `,` and step markers
 /// `(3)` lose their parentheses; a trailing `.` is dropped.
+///
+/// A quote character that could open a quote but has no closing partner becomes
+/// its typographic form (`’`, `”`), so that it cannot pair with a quote of another
+/// clause once clauses are joined into one instruction.
 pub(crate) fn sanitize(text: &str) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapsed = unpair_stray_quotes(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     let mask = quote_mask(&collapsed);
     let bytes = collapsed.as_bytes();
     let mut out = String::with_capacity(collapsed.len());
@@ -152,6 +156,23 @@ pub(crate) fn sanitize(text: &str) -> String {
     }
     let trimmed = out.trim().trim_end_matches(['.', '!', '?', ',']).trim_end();
     trimmed.to_string()
+}
+
+fn unpair_stray_quotes(text: &str) -> String {
+    let mask = quote_mask(text);
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    for (i, ch) in text.char_indices() {
+        let stray = (ch == '\'' || ch == '"')
+            && !mask[i]
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
+        match (stray, ch) {
+            (true, '\'') => out.push('\u{2019}'),
+            (true, _) => out.push('\u{201D}'),
+            (false, _) => out.push(ch),
+        }
+    }
+    out
 }
 
 fn utf8_len(first: u8) -> usize {
@@ -262,6 +283,15 @@ mod tests {
             sanitize("Do (2) things; see e.g. this 'a; (3). b'."),
             "Do 2 things, see e.g, this 'a; (3). b'"
         );
+    }
+
+    #[test]
+    fn stray_quotes_cannot_pair_across_clauses() {
+        let a = sanitize("play the '90s mix. Now");
+        let b = sanitize("open 'x.txt'");
+        assert_eq!(a, "play the \u{2019}90s mix, Now");
+        let joined = format!("First, {a}. Then, {b}.");
+        assert_eq!(sentences(&joined).len(), 2);
     }
 
     #[test]
