@@ -600,3 +600,35 @@ fn steps_from_one_template_are_told_apart() {
         Some("steps 'pancakes' and 'mail' can run in parallel but the instruction orders them ('mail' after 'pancakes')")
     );
 }
+
+fn messy_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("(1) ".to_string()),
+        Just("(2) after 1, ".to_string()),
+        Just("after 3, ".to_string()),
+        Just("Goal: ".to_string()),
+        Just("First, ".to_string()),
+        Just("in any order: ".to_string()),
+        Just("; ".to_string()),
+        Just(". ".to_string()),
+        Just("'".to_string()),
+        Just("\"".to_string()),
+        Just("é’ ".to_string()),
+        "[a-z0-9 ,.;:()'\"/@-]{0,12}",
+        any::<String>(),
+    ];
+    proptest::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn arbitrary_text_never_panics(instruction in messy_text(), a in messy_text(), b in messy_text()) {
+        let subtasks = vec![("s1".to_string(), a.clone()), ("s2".to_string(), b.clone())];
+        let _ = reconstruct(&instruction, &subtasks);
+        let _ = summarize::short_clause(&a, &b);
+        let t = task_owned(&instruction, &[("x".into(), b.clone(), a.clone()), ("y".into(), a, b)], &[("x".into(), "y".into())]);
+        let _ = validate_offline(&t, 3, 1).unwrap();
+    }
+}

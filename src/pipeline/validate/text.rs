@@ -123,7 +123,7 @@ pub(crate) fn sanitize(text: &str) -> String {
     let mut out = String::with_capacity(collapsed.len());
     let mut i = 0;
     while i < bytes.len() {
-        if mask[i] || !collapsed.is_char_boundary(i) {
+        if mask[i] {
             let ch_len = utf8_len(bytes[i]);
             out.push_str(&collapsed[i..i + ch_len]);
             i += ch_len;
