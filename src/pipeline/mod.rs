@@ -6,6 +6,7 @@
 
 pub mod compose;
 pub mod stats;
+pub mod validate;
 
 use std::path::PathBuf;
 
