@@ -65,6 +65,43 @@ pub enum Command {
     Pool(PoolCommand),
     /// Print pool and task counts and the complexity distribution.
     Stats(StatsArgs),
+    /// Benchmarks that report timings and peak memory.
+    #[command(subcommand)]
+    Perf(PerfCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PerfCommand {
+    /// Compose tasks from a generated pool (default: OmniBench's sizes, 36,076 tasks
+    /// from 255 subtasks over 49 applications) with exact topo_count, orders up to
+    /// the cap and exact CS_max for every task.
+    Compose(PerfComposeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PerfComposeArgs {
+    /// Subtasks in the generated pool.
+    #[arg(long, default_value_t = 255)]
+    pub subtasks: usize,
+    /// Applications in the generated pool (spread over the 12 categories).
+    #[arg(long, default_value_t = 49)]
+    pub apps: usize,
+    /// Tasks to compose.
+    #[arg(long, default_value_t = 36_076)]
+    pub tasks: usize,
+    /// Fix every task's size in nodes (other dimensions free).
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    #[arg(long, default_value = "omnibench")]
+    pub profile: crate::graph::Profile,
+    #[arg(long, default_value_t = crate::graph::DEFAULT_MAX_ORDERS)]
+    pub max_orders: usize,
+    /// Also build every task's full JSON-ready record (strings) and drop it.
+    #[arg(long)]
+    pub materialize: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -204,6 +241,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let file = ConfigFile::load(cli.global.workspace.as_deref().unwrap_or(Path::new(".")))?;
     let settings = Settings::resolve(&cli.global, &file)?;
     init_logging(&settings);
+    if let Command::Perf(PerfCommand::Compose(args)) = &cli.command {
+        return perf_compose(args, &settings);
+    }
     let catalog = Catalog::load(&settings.workspace).with_context(|| {
         format!(
             "cannot load the catalogues under {}/resources (is --workspace right?)",
@@ -274,6 +314,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             store.export_pool(&mut out)?;
             Ok(Outcome::Done)
         }
+        Command::Perf(_) => unreachable!("handled before the store is opened"),
         Command::Stats(args) => {
             let stats = pipeline::stats::collect(&cx)?;
             if args.json {
@@ -284,4 +325,27 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
     }
+}
+
+fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> {
+    let cfg = crate::graph::synthetic::PerfConfig {
+        subtasks: args.subtasks,
+        apps: args.apps,
+        tasks: args.tasks,
+        seed: settings.seed,
+        nodes: args.nodes,
+        profile: args.profile,
+        max_orders: args.max_orders,
+        materialize: args.materialize,
+    };
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs)
+        .build()?;
+    let report = threads.install(|| crate::graph::synthetic::perf_compose_with(&cfg))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report}");
+    }
+    Ok(Outcome::Done)
 }
