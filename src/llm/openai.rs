@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_openai::config::OpenAIConfig;
-use async_openai::error::OpenAIError;
+use async_openai::error::{ApiError, ApiErrorResponse, OpenAIError, WrappedError};
 use async_openai::middleware::HttpRequestFactory;
 use async_openai::types::chat::{CreateChatCompletionRequest, CreateChatCompletionResponse};
 use async_openai::Client;
@@ -83,8 +83,10 @@ impl OpenAiTransport {
         cfg.validate_for_openai()?;
         let key = cfg.api_key.clone().ok_or(LlmError::MissingApiKey)?;
         let http = http_client(cfg)?;
+        let redact_key = key.clone();
         let service = tower::service_fn(move |factory: HttpRequestFactory| {
             let http = http.clone();
+            let redact_key = redact_key.clone();
             async move {
                 let request = factory.build().await?;
                 let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
@@ -101,7 +103,14 @@ impl OpenAiTransport {
                         *s = Some(meta);
                     }
                 });
-                Ok::<_, OpenAIError>(response)
+                if response.status().is_success() {
+                    return Ok(response);
+                }
+                // Error bodies may echo the key, and async-openai logs server-error
+                // bodies verbatim: answer with a redacted error instead.
+                let status_code = response.status();
+                let body = response.bytes().await.map_err(OpenAIError::Reqwest)?;
+                Err(redacted_api_error(status_code, &body, &redact_key))
             }
         });
         let config = OpenAIConfig::new()
@@ -272,6 +281,25 @@ impl OpenAiTransport {
             },
         }
     }
+}
+
+/// An API error built from an error response, with the key redacted from its text.
+fn redacted_api_error(status_code: reqwest::StatusCode, body: &[u8], key: &ApiKey) -> OpenAIError {
+    let api_error = match serde_json::from_slice::<WrappedError>(body) {
+        Ok(wrapped) => ApiError {
+            message: key.redact(&wrapped.error.message),
+            param: wrapped.error.param.map(|p| key.redact(&p)),
+            ..wrapped.error
+        },
+        Err(_) => ApiError {
+            message: key.redact(&String::from_utf8_lossy(body)),
+            ..ApiError::default()
+        },
+    };
+    OpenAIError::ApiError(ApiErrorResponse {
+        status_code,
+        api_error,
+    })
 }
 
 fn completion_of(resp: CreateChatCompletionResponse) -> Completion {
