@@ -696,3 +696,66 @@ async fn missing_key_and_unreachable_endpoint_fail_at_start() {
         .to_string()
         .starts_with("cannot reach the model endpoint http://127.0.0.1:"));
 }
+
+#[tokio::test]
+async fn concurrency_limit_bounds_requests_in_flight() {
+    let server = MockServer::start().await;
+    mount(
+        &server,
+        ok(GOOD_EDGES).set_delay(Duration::from_millis(100)),
+        None,
+        1,
+    )
+    .await;
+    let mut cfg = cfg(&server.uri());
+    cfg.concurrency = 2;
+    let store = memory_store();
+    let llm = client(cfg, &store, false).await;
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..6 {
+        let llm = llm.clone();
+        tasks.push(tokio::spawn(async move {
+            llm.reconstruct(&reconstruct_req(&format!("t{i}"))).await
+        }));
+    }
+    for t in tasks {
+        assert!(matches!(
+            t.await.unwrap().unwrap().outcome,
+            Outcome::Accepted(_)
+        ));
+    }
+    // 6 calls, 2 at a time, 100 ms each: at least 3 rounds.
+    assert!(
+        start.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(llm.usage().total.http_requests, 6);
+}
+
+#[tokio::test]
+async fn backend_selection_offline_by_default_says_not_available_yet() {
+    let backend: Backend = "offline".parse().unwrap();
+    let llm = synth::llm::select_backend(
+        backend,
+        cfg("http://127.0.0.1:9"),
+        memory_store(),
+        opts(false),
+        synth::llm::OfflineRoles::default(),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(llm.backend(), Backend::Offline);
+    let err = llm.reconstruct(&reconstruct_req("x")).await.unwrap_err();
+    assert!(matches!(
+        err,
+        LlmError::OfflineUnavailable {
+            role: Role::Reconstructor
+        }
+    ));
+    assert!(err
+        .to_string()
+        .contains("offline reconstructor is not available yet"));
+}

@@ -239,7 +239,11 @@ impl LlmClient {
         let transport = OpenAiTransport::new(&cfg)?;
         if opts.check_endpoint {
             let report = super::ping(&cfg).await?;
-            debug!(%report, "model endpoint reachable");
+            if report.is_ok() {
+                debug!(%report, "model endpoint reachable");
+            } else {
+                warn!(%report, "model endpoint reachable, but some models are not listed");
+            }
         }
         LlmClient::build(
             cfg,
