@@ -252,6 +252,21 @@ impl RoleRequest for ExploreRequest {
             if raw.instruction_template.trim().is_empty() {
                 return Err(format!("subtasks[{i}]: instruction_template is empty"));
             }
+            let normalized = normalize(&raw.instruction_template);
+            if self
+                .existing_templates
+                .iter()
+                .chain(
+                    out.iter()
+                        .map(|p: &SubtaskProposal| &p.instruction_template),
+                )
+                .any(|t| normalize(t) == normalized)
+            {
+                return Err(format!(
+                    "subtasks[{i}]: \"{}\" repeats an existing subtask",
+                    raw.instruction_template
+                ));
+            }
             for kind in raw.input_resources.iter().chain(&raw.output_resources) {
                 if !known.contains(kind.as_str()) {
                     return Err(format!(
@@ -281,6 +296,16 @@ impl RoleRequest for ExploreRequest {
         }
         Ok(out)
     }
+}
+
+/// Lower case, single spaces, no trailing full stop: how templates are compared.
+fn normalize(template: &str) -> String {
+    template
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches('.')
+        .to_lowercase()
 }
 
 // ---------------------------------------------------------------------------
@@ -904,5 +929,16 @@ mod tests {
             )
             .unwrap_err();
         assert!(err.contains("no value for placeholder"), "{err}");
+        let req = ExploreRequest {
+            existing_templates: vec!["Open {xlsx_path}.".into()],
+            ..req
+        };
+        let err = req
+            .parse(
+                json!({"subtasks":[{"instruction_template":"open  {xlsx_path}",
+                "available_parameters":[{"xlsx_path":"/a.xlsx"}]}]}),
+            )
+            .unwrap_err();
+        assert!(err.contains("repeats an existing subtask"), "{err}");
     }
 }
