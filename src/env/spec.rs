@@ -157,6 +157,17 @@ pub enum Op {
     Visit { url: String },
     /// Save the current page as HTML `path`.
     Download { path: String },
+    /// Open a file in another application (`app = "default"`: the application
+    /// whose `defaults` lists the file's extension); it must list the extension in
+    /// its `opens`.
+    OpenWith { app: String, path: String },
+    /// Set one field of the record of `collection` whose key equals `key`.
+    SetRecordField {
+        collection: String,
+        key: String,
+        field: String,
+        value: String,
+    },
     /// Run a shell command line (`ls`, `cd`, `mkdir`, `touch`, `rm`, `mv`, `cp`,
     /// `cat`, `echo TEXT > FILE`, `python FILE`, `zip`, `unzip`).
     Run { command: String },
@@ -203,6 +214,8 @@ impl Op {
             Op::Visit { .. } => "visit",
             Op::Download { .. } => "download",
             Op::Run { .. } => "run",
+            Op::OpenWith { .. } => "open_with",
+            Op::SetRecordField { .. } => "set_record_field",
             Op::Message { .. } => "message",
         }
     }
@@ -249,6 +262,13 @@ impl Op {
             Op::Visit { .. } => vec!["url".into()],
             Op::Download { .. } => kind_of_ext("html"),
             Op::Evaluate { .. } => vec!["calc_result".into()],
+            Op::OpenWith { .. } => [
+                "txt", "docx", "xlsx", "pptx", "png", "mp4", "pdf", "py",
+            ]
+            .iter()
+            .filter_map(|e| processing_kind(e).map(str::to_string))
+            .chain(std::iter::once("media_playing".to_string()))
+            .collect(),
             Op::CreateFile { path, .. } => {
                 let ext = path.rsplit('.').next().unwrap_or("");
                 kind_of_ext(ext)
@@ -467,6 +487,12 @@ pub struct AppSpec {
     pub docs: String,
     /// The first screen.
     pub start: String,
+    /// File extensions the app can open as its document (for `open_with`).
+    #[serde(default)]
+    pub opens: Vec<String>,
+    /// File extensions the app is the default application for.
+    #[serde(default)]
+    pub defaults: Vec<String>,
     /// Initial folder of the window (`cwd`).
     #[serde(default)]
     pub cwd: Option<String>,

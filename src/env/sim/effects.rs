@@ -25,6 +25,8 @@ pub fn context(state: &DesktopState, wi: usize) -> ParameterSet {
     }
     p.insert("home".into(), HOME.into());
     p.entry("cwd".into()).or_insert_with(|| HOME.into());
+    let parent = vfs::parent(&p["cwd"]).to_string();
+    p.insert("cwd_parent".into(), parent);
     p.insert("selected".into(), w.selected.clone().unwrap_or_default());
     p.insert(
         "selected_path".into(),
@@ -979,6 +981,45 @@ fn apply(
             Ok(None)
         }
         Op::Message { text } => Ok(Some(fill(state, text))),
+        Op::OpenWith { app, path } => {
+            let p = path_of(state, wi, path)?;
+            if !state.vfs.is_file(&p) {
+                return Err(format!("File not found: {p}"));
+            }
+            let ext = vfs::extension(&p);
+            let target = if app == "default" {
+                apps.iter().find(|a| a.spec.defaults.contains(&ext))
+            } else {
+                apps.iter().find(|a| &a.spec.name == app)
+            }
+            .ok_or_else(|| format!("No application opens .{ext} files"))?;
+            if !target.spec.opens.contains(&ext) {
+                return Err(format!("{} cannot open .{ext} files", target.spec.name));
+            }
+            launch(state, target);
+            let ti = state.active.unwrap_or(wi);
+            if MEDIA.contains(&ext.as_str()) && target.spec.name == "Media Player" {
+                state.playing = Some(p.clone());
+                return Ok(Some(format!("Playing {p}")));
+            }
+            let text = state.vfs.read(&p).map_err(|e| e.to_string())?.to_string();
+            let w = &mut state.windows[ti];
+            w.doc = Some(Document::from_file(&p, &ext, &text));
+            w.fields.insert("cwd".into(), vfs::parent(&p).to_string());
+            Ok(Some(format!("Opened {p} in {}", target.spec.name)))
+        }
+        Op::SetRecordField { collection, key, field, value } => {
+            let spec = collection_spec(collection).ok_or_else(|| format!("unknown collection {collection}"))?;
+            let k = fill(state, key);
+            let v = fill(state, value);
+            let rec = state
+                .collections
+                .get_mut(collection)
+                .and_then(|rs| rs.iter_mut().find(|r| r.get(spec.key) == Some(&k)))
+                .ok_or_else(|| format!("'{k}' was not found"))?;
+            rec.insert(field.clone(), v.clone());
+            Ok(Some(format!("'{k}': {field} set to {v}")))
+        }
     }
 }
 

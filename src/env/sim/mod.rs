@@ -25,6 +25,7 @@ use crate::resources::{Catalog, KindSpec, Resource};
 pub use holds::{has_rule, NON_PATH_RULES};
 pub use layout::{Live, Target};
 pub use vfs::{normalize, Vfs, VfsError, HOME};
+pub use effects::arith;
 
 /// A document open in a window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
