@@ -177,7 +177,9 @@ pub fn lint_app(app: &LoadedApp, ctx: &LintContext) -> Vec<LintIssue> {
             Op::OpenWith { app: a, .. } if a != "default" && !ctx.apps.contains(a) => {
                 issue(line, format!("open_with: application '{a}' does not exist"));
             }
-            Op::SetRecordField { collection, .. } | Op::DeleteRecord { collection, .. } if collection_spec(collection).is_none() => {
+            Op::SetRecordField { collection, .. } | Op::DeleteRecord { collection, .. }
+                if collection_spec(collection).is_none() =>
+            {
                 issue(
                     line,
                     format!("delete_record: unknown collection '{collection}'"),

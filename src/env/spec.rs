@@ -262,13 +262,11 @@ impl Op {
             Op::Visit { .. } => vec!["url".into()],
             Op::Download { .. } => kind_of_ext("html"),
             Op::Evaluate { .. } => vec!["calc_result".into()],
-            Op::OpenWith { .. } => [
-                "txt", "docx", "xlsx", "pptx", "png", "mp4", "pdf", "py",
-            ]
-            .iter()
-            .filter_map(|e| processing_kind(e).map(str::to_string))
-            .chain(std::iter::once("media_playing".to_string()))
-            .collect(),
+            Op::OpenWith { .. } => ["txt", "docx", "xlsx", "pptx", "png", "mp4", "pdf", "py"]
+                .iter()
+                .filter_map(|e| processing_kind(e).map(str::to_string))
+                .chain(std::iter::once("media_playing".to_string()))
+                .collect(),
             Op::CreateFile { path, .. } => {
                 let ext = path.rsplit('.').next().unwrap_or("");
                 kind_of_ext(ext)
@@ -368,6 +366,11 @@ pub const COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "feeds",
+        key: "url",
+        kind: "url",
+    },
+    CollectionSpec {
+        name: "history",
         key: "url",
         kind: "url",
     },
@@ -493,6 +496,9 @@ pub struct AppSpec {
     /// File extensions the app is the default application for.
     #[serde(default)]
     pub defaults: Vec<String>,
+    /// Initial values of window fields.
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
     /// Initial folder of the window (`cwd`).
     #[serde(default)]
     pub cwd: Option<String>,

@@ -77,6 +77,19 @@ pub fn context(state: &DesktopState, wi: usize) -> ParameterSet {
     p
 }
 
+/// Fills `{placeholders}` from `ctx`; placeholders without a value become empty.
+pub fn fill(template: &str, ctx: &ParameterSet) -> String {
+    let names = crate::model::placeholders(template);
+    if names.iter().all(|n| ctx.contains_key(n)) {
+        return fill_placeholders(template, ctx);
+    }
+    let mut full = ctx.clone();
+    for n in names {
+        full.entry(n).or_default();
+    }
+    fill_placeholders(template, &full)
+}
+
 /// Evaluates a `when` condition: `doc`, `selection`, `clipboard`, `playing`,
 /// `dialog`, `field:NAME` (non-empty), `doc_kind:EXT`; `!` negates.
 pub fn cond(state: &DesktopState, wi: usize, when: &str) -> bool {
@@ -119,7 +132,7 @@ pub fn launch(state: &mut DesktopState, app: &LoadedApp) {
         state.active = Some(i);
         return;
     }
-    let mut fields = BTreeMap::new();
+    let mut fields = app.spec.fields.clone();
     fields.insert(
         "cwd".to_string(),
         app.spec
@@ -515,7 +528,7 @@ fn run(
 
 fn path_of(state: &DesktopState, wi: usize, template: &str) -> Result<String, String> {
     let ctx = context(state, wi);
-    let raw = fill_placeholders(template, &ctx);
+    let raw = fill(template, &ctx);
     if raw.trim().is_empty() {
         return Err("No file name was given".into());
     }
@@ -555,7 +568,7 @@ fn apply(
     wi: usize,
     op: &Op,
 ) -> Result<Option<String>, String> {
-    let fill = |state: &DesktopState, t: &str| fill_placeholders(t, &context(state, wi));
+    let fill_in = |state: &DesktopState, t: &str| fill(t, &context(state, wi));
     match op {
         Op::Goto { screen } => {
             let w = &mut state.windows[wi];
@@ -584,12 +597,12 @@ fn apply(
             Ok(Some("Closed the window".into()))
         }
         Op::SetField { field, value } => {
-            let v = fill(state, value);
+            let v = fill_in(state, value);
             state.windows[wi].fields.insert(field.clone(), v);
             Ok(None)
         }
         Op::AppendField { field, value } => {
-            let v = fill(state, value);
+            let v = fill_in(state, value);
             state.windows[wi]
                 .fields
                 .entry(field.clone())
@@ -617,7 +630,7 @@ fn apply(
             if cond(state, wi, when) {
                 Ok(None)
             } else {
-                Err(fill(state, message))
+                Err(fill_in(state, message))
             }
         }
         Op::OpenFile { path, kinds } => {
@@ -705,7 +718,7 @@ fn apply(
                     Clipboard::Image(d.file_text())
                 }
                 template => {
-                    let t = fill(state, template);
+                    let t = fill_in(state, template);
                     if t.is_empty() {
                         return Err("Nothing to copy".into());
                     }
@@ -740,14 +753,14 @@ fn apply(
             Ok(Some("Pasted".into()))
         }
         Op::SetProp { prop, value } => {
-            let v = fill(state, value);
+            let v = fill_in(state, value);
             let d = doc_mut(state, wi)?;
             d.props.insert(prop.clone(), v.clone());
             d.modified = true;
             Ok(Some(format!("{prop} set to {v}")))
         }
         Op::AppendDoc { text } => {
-            let t = fill(state, text);
+            let t = fill_in(state, text);
             let d = doc_mut(state, wi)?;
             if !d.content.is_empty() && !d.content.ends_with('\n') {
                 d.content.push('\n');
@@ -761,7 +774,7 @@ fn apply(
             if state.vfs.get(&p).is_some() {
                 return Err(format!("'{p}' already exists"));
             }
-            let c = fill(state, content);
+            let c = fill_in(state, content);
             state.vfs.write(&p, c).map_err(|e| e.to_string())?;
             Ok(Some(format!("Created {p}")))
         }
@@ -772,7 +785,7 @@ fn apply(
         }
         Op::Rename { from, to } => {
             let f = path_of(state, wi, from)?;
-            let t_raw = fill(state, to);
+            let t_raw = fill_in(state, to);
             if t_raw.trim().is_empty() {
                 return Err("No new name was given".into());
             }
@@ -815,7 +828,7 @@ fn apply(
         Op::Compress { sources, path } => {
             let ctx = context(state, wi);
             let cwd = ctx.get("cwd").cloned().unwrap_or_else(|| HOME.into());
-            let srcs: Vec<String> = fill_placeholders(sources, &ctx)
+            let srcs: Vec<String> = fill(sources, &ctx)
                 .split(';')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
@@ -857,7 +870,7 @@ fn apply(
             let ctx = context(state, wi);
             let r: Record = fields
                 .iter()
-                .map(|(k, v)| (k.clone(), fill_placeholders(v, &ctx).trim().to_string()))
+                .map(|(k, v)| (k.clone(), fill(v, &ctx).trim().to_string()))
                 .collect();
             if r.get(spec.key).is_none_or(|v| v.is_empty()) {
                 return Err(format!("The {} is required", spec.key.replace('_', " ")));
@@ -876,7 +889,7 @@ fn apply(
         Op::DeleteRecord { collection, key } => {
             let spec = collection_spec(collection)
                 .ok_or_else(|| format!("unknown collection {collection}"))?;
-            let k = fill(state, key);
+            let k = fill_in(state, key);
             let list = state.collections.entry(collection.clone()).or_default();
             let before = list.len();
             list.retain(|r| r.get(spec.key) != Some(&k));
@@ -887,7 +900,7 @@ fn apply(
             Ok(Some(format!("Deleted '{k}'")))
         }
         Op::SetSetting { key, value } => {
-            let v = fill(state, value);
+            let v = fill_in(state, value);
             state.settings.insert(key.clone(), v.clone());
             state.changed_settings.insert(key.clone());
             Ok(Some(format!("{} set to {v}", key.replace('_', " "))))
@@ -932,7 +945,7 @@ fn apply(
             Ok(Some(format!("Saved recording {p}")))
         }
         Op::Visit { url } => {
-            let u = fill(state, url).trim().to_string();
+            let u = fill_in(state, url).trim().to_string();
             let found = canonical_url(&state.known_urls, &u)
                 .ok_or_else(|| format!("This site can't be reached: {u}"))?;
             let w = &mut state.windows[wi];
@@ -963,7 +976,7 @@ fn apply(
             Ok(Some(format!("Saved page as {p}")))
         }
         Op::Run { command } => {
-            let line = fill(state, command);
+            let line = fill_in(state, command);
             let out = shell(state, wi, &line);
             let w = &mut state.windows[wi];
             let mut log = w.fields.get("output").cloned().unwrap_or_default();
@@ -980,7 +993,7 @@ fn apply(
             w.fields.insert("output".into(), log);
             Ok(None)
         }
-        Op::Message { text } => Ok(Some(fill(state, text))),
+        Op::Message { text } => Ok(Some(fill_in(state, text))),
         Op::OpenWith { app, path } => {
             let p = path_of(state, wi, path)?;
             if !state.vfs.is_file(&p) {
@@ -1008,10 +1021,16 @@ fn apply(
             w.fields.insert("cwd".into(), vfs::parent(&p).to_string());
             Ok(Some(format!("Opened {p} in {}", target.spec.name)))
         }
-        Op::SetRecordField { collection, key, field, value } => {
-            let spec = collection_spec(collection).ok_or_else(|| format!("unknown collection {collection}"))?;
-            let k = fill(state, key);
-            let v = fill(state, value);
+        Op::SetRecordField {
+            collection,
+            key,
+            field,
+            value,
+        } => {
+            let spec = collection_spec(collection)
+                .ok_or_else(|| format!("unknown collection {collection}"))?;
+            let k = fill_in(state, key);
+            let v = fill_in(state, value);
             let rec = state
                 .collections
                 .get_mut(collection)

@@ -2,13 +2,13 @@
 //! and rects) and the [`Scene`] the screenshot is drawn from. One function decides
 //! both, so boxes in observations and pixels in screenshots always agree.
 
-use super::effects::{cond, context};
+use super::effects::{cond, context, fill};
 use super::vfs;
 use super::{DesktopState, LoadedApp};
 use crate::env::render::{Scene, SceneControl, SCREEN_HEIGHT, SCREEN_WIDTH};
 use crate::env::spec::{ControlType, ItemSource};
 use crate::env::{ControlInfo, Observation};
-use crate::model::{fill_placeholders, Action};
+use crate::model::Action;
 
 pub const TASKBAR_H: i32 = 40;
 pub const TITLE_H: i32 = 32;
@@ -218,7 +218,7 @@ pub fn build(state: &DesktopState, apps: &[LoadedApp]) -> Live {
             if let Some(app) = app {
                 let screen = app.spec.screens.get(&w.screen);
                 title = match screen.and_then(|s| s.title.as_ref()) {
-                    Some(t) => fill_placeholders(t, &ctx),
+                    Some(t) => fill(t, &ctx),
                     None => match &w.doc {
                         Some(d) => format!("{} - {}", d.name(), app.spec.name),
                         None => app.spec.name.clone(),
@@ -338,7 +338,7 @@ pub fn window_title(state: &DesktopState, wi: usize, apps: &[LoadedApp]) -> Stri
         .get(&w.screen)
         .and_then(|s| s.title.as_ref())
     {
-        Some(t) => fill_placeholders(t, &context(state, wi)),
+        Some(t) => fill(t, &context(state, wi)),
         None => match &w.doc {
             Some(d) => format!("{} - {}", d.name(), app.spec.name),
             None => app.spec.name.clone(),
@@ -361,7 +361,7 @@ pub fn list_items(
             .collect(),
         ItemSource::Dir { path, kinds } => {
             let cwd = w.fields.get("cwd").map(String::as_str).unwrap_or(vfs::HOME);
-            let Ok(dir) = vfs::normalize(&fill_placeholders(path, ctx), cwd) else {
+            let Ok(dir) = vfs::normalize(&fill(path, ctx), cwd) else {
                 return Vec::new();
             };
             state
@@ -526,7 +526,7 @@ fn layout_screen(
                 y += 38;
             }
             ControlType::Text => {
-                let text = fill_placeholders(c.value.as_deref().unwrap_or(&c.text), ctx);
+                let text = fill(c.value.as_deref().unwrap_or(&c.text), ctx);
                 let lines: Vec<String> = text.lines().take(8).map(str::to_string).collect();
                 let h = (lines.len().max(1) as i32) * LINE_H + 4;
                 let rect = [X0, y, X1, y + h];

@@ -22,10 +22,10 @@ use super::{EnvError, Environment, Event, EventKind, Observation, Probes, Setup,
 use crate::model::{Action, ActionCall};
 use crate::resources::{Catalog, KindSpec, Resource};
 
+pub use effects::arith;
 pub use holds::{has_rule, NON_PATH_RULES};
 pub use layout::{Live, Target};
 pub use vfs::{normalize, Vfs, VfsError, HOME};
-pub use effects::arith;
 
 /// A document open in a window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +180,8 @@ const DEFAULT_SETTINGS: &[(&str, &str)] = &[
     ("display_scale", "100%"),
     ("notifications", "On"),
     ("default_browser", "Browser"),
+    ("chat_status", "Available"),
+    ("feed_refresh", "Hourly"),
 ];
 
 impl SimDesktop {
