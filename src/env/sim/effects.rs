@@ -32,7 +32,7 @@ pub fn context(state: &DesktopState, wi: usize) -> ParameterSet {
         "selected_path".into(),
         w.selected_path.clone().unwrap_or_default(),
     );
-    p.insert("n".into(), (state.counter + 1).to_string());
+    p.insert("n".into(), (state.seq + 1).to_string());
     p.insert(
         "clipboard".into(),
         state.clipboard.as_text().unwrap_or_default().to_string(),
@@ -561,8 +561,28 @@ fn doc_mut(state: &mut DesktopState, wi: usize) -> Result<&mut Document, String>
         .ok_or_else(|| "No document is open".to_string())
 }
 
-/// Applies one effect; `Ok(Some(msg))` reports what happened.
+/// Applies one effect; `Ok(Some(msg))` reports what happened. A successful
+/// effect whose path used `{n}` advances the sequence.
 fn apply(
+    state: &mut DesktopState,
+    apps: &[LoadedApp],
+    wi: usize,
+    op: &Op,
+) -> Result<Option<String>, String> {
+    let out = apply_op(state, apps, wi, op)?;
+    let uses_n = match op {
+        Op::Capture { path } | Op::Record { path } | Op::CreateFile { path, .. } => {
+            path.contains("{n}")
+        }
+        _ => false,
+    };
+    if uses_n {
+        state.seq += 1;
+    }
+    Ok(out)
+}
+
+fn apply_op(
     state: &mut DesktopState,
     apps: &[LoadedApp],
     wi: usize,
@@ -597,7 +617,22 @@ fn apply(
             Ok(Some("Closed the window".into()))
         }
         Op::SetField { field, value } => {
-            let v = fill_in(state, value);
+            let mut v = fill_in(state, value);
+            if field == "cwd" {
+                // The current folder is always a normalised, existing folder.
+                let cwd = state.windows[wi]
+                    .fields
+                    .get("cwd")
+                    .cloned()
+                    .unwrap_or_else(|| HOME.into());
+                v = normalize(&v, &cwd).map_err(|e| e.to_string())?;
+                if !state.vfs.is_dir(&v) {
+                    return Err(format!("Folder not found: {v}"));
+                }
+                state.windows[wi].scroll.clear();
+                state.windows[wi].selected = None;
+                state.windows[wi].selected_path = None;
+            }
             state.windows[wi].fields.insert(field.clone(), v);
             Ok(None)
         }
@@ -876,6 +911,9 @@ fn apply(
                 return Err(format!("The {} is required", spec.key.replace('_', " ")));
             }
             let key = r[spec.key].clone();
+            if matches!(spec.name, "feeds" | "bookmarks") {
+                state.known_urls.insert(key.clone());
+            }
             state
                 .collections
                 .entry(collection.clone())

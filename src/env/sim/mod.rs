@@ -150,6 +150,8 @@ pub struct DesktopState {
     pub known_urls: BTreeSet<String>,
     pub events: Vec<Event>,
     pub counter: u64,
+    /// The `{n}` sequence used in generated file names (grows when one is used).
+    pub seq: u64,
     pub feedback: Option<String>,
     /// First visible row of the desktop's launcher.
     pub desktop_scroll: usize,
@@ -238,6 +240,7 @@ impl SimDesktop {
             known_urls: BTreeSet::new(),
             events: Vec::new(),
             counter: 0,
+            seq: 0,
             feedback: None,
             desktop_scroll: 0,
         };
@@ -538,7 +541,12 @@ pub fn parse_keys(keys: &str) -> Vec<KeyToken> {
                 }
             }
             '{' => match braced(i) {
-                Some((name, next)) if name.len() == 1 => {
+                // `{+}`, `{%}`, `{{}`: a literal character.
+                Some((name, next)) if name.chars().count() == 3 => {
+                    out.extend(name.chars().nth(1).map(KeyToken::Char));
+                    i = next;
+                }
+                Some((name, next)) if name.chars().count() == 1 => {
                     out.extend(name.chars().map(KeyToken::Char));
                     i = next;
                 }
@@ -681,6 +689,14 @@ mod tests {
 
     #[test]
     fn keys_parse_in_pywinauto_notation() {
+        assert_eq!(
+            parse_keys("2{+}3"),
+            vec![
+                KeyToken::Char('2'),
+                KeyToken::Char('+'),
+                KeyToken::Char('3')
+            ]
+        );
         let t = parse_keys("ab^s{ENTER}%{F4}{{}~");
         assert_eq!(
             t,

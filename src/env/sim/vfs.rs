@@ -39,7 +39,8 @@ pub enum VfsError {
 }
 
 /// Normalises `path` against folder `cwd`: `~` is the home folder, relative paths
-/// join `cwd`, `.` and empty parts vanish, `..` is refused.
+/// join `cwd`, `.` and empty parts vanish, `..` removes the previous part and is
+/// refused when it would climb above `/`.
 pub fn normalize(path: &str, cwd: &str) -> Result<String, VfsError> {
     let p = path.trim().replace('\\', "/");
     if p.is_empty() || p.contains('\0') {
@@ -56,7 +57,11 @@ pub fn normalize(path: &str, cwd: &str) -> Result<String, VfsError> {
     for part in joined.split('/') {
         match part {
             "" | "." => {}
-            ".." => return Err(VfsError::BadPath(path.to_string())),
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err(VfsError::BadPath(path.to_string()));
+                }
+            }
             other => parts.push(other),
         }
     }
@@ -368,9 +373,13 @@ impl Vfs {
             if let Some(name) = line.strip_prefix("== ") {
                 flush(self, current.take());
                 count += 1;
+                // Entries stay inside `dest` (a `..` in a name cannot leave it).
                 let Ok(path) = normalize(name.trim_end_matches('/'), dest) else {
                     continue;
                 };
+                if !path.starts_with(&format!("{}/", dest.trim_end_matches('/'))) {
+                    continue;
+                }
                 if name.ends_with('/') {
                     self.force_dir(&path);
                 } else {
@@ -401,7 +410,8 @@ mod tests {
     fn normalize_rejects_escapes() {
         assert_eq!(normalize("a/./b", "/home/user").unwrap(), "/home/user/a/b");
         assert_eq!(normalize("~/x.txt", "/").unwrap(), "/home/user/x.txt");
-        assert!(normalize("../etc/passwd", "/home/user").is_err());
+        assert_eq!(normalize("../x", "/home/user").unwrap(), "/home/x");
+        assert!(normalize("../../../etc/passwd", "/home/user").is_err());
         assert!(normalize("/home/../../etc", "/").is_err());
         assert_eq!(normalize("//etc//", "/").unwrap(), "/etc");
     }
