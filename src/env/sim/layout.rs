@@ -234,7 +234,7 @@ pub fn build(state: &DesktopState, apps: &[LoadedApp]) -> Live {
                         (&d.title, "Window"),
                         [l + 20, t + 50, l + 480, t + 100],
                         Target::Inert,
-                        |_| {},
+                        |s| s.lines = vec![d.message.clone()],
                     );
                     b.push(
                         "OK",

@@ -275,6 +275,12 @@ impl SimDesktop {
         &self.state
     }
 
+    /// Replaces the whole state (a snapshot taken with [`SimDesktop::state`]).
+    pub fn restore(&mut self, state: DesktopState) {
+        self.state = state;
+        self.refresh();
+    }
+
     /// The resource kinds of the catalogue.
     pub fn kinds(&self) -> &BTreeMap<String, KindSpec> {
         &self.kinds
