@@ -1,1 +1,178 @@
-//! The environment: the `Environment` trait, the simulated desktop, and the 11 check APIs.
+//! The environment: the [`Environment`] trait every backend implements, the data it
+//! exchanges (observations, events, step outcomes), the 11 check APIs and their
+//! evaluation ([`checks`]), and the embedded simulated desktop ([`sim`]) whose
+//! applications are data files (`resources/apps/*.toml`, parsed by [`spec`]).
+//!
+//! The trait knows nothing about the simulator: a later OSWorld client implements
+//! the same `reset` / `observe` / `step` and the [`Probes`] the check APIs read.
+
+pub mod checks;
+pub mod command;
+pub mod lint;
+pub mod render;
+pub mod sim;
+pub mod spec;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Action;
+
+pub use checks::{check_apis, evaluate, run_check, CheckApi};
+pub use command::{run_command, EnvCommand};
+pub use render::{render_png, Scene, SceneControl, SCREEN_HEIGHT, SCREEN_WIDTH};
+pub use sim::SimDesktop;
+
+/// Errors of the environment layer. A wrong action is not an error: it is a normal
+/// [`StepOutcome`] with `ok == false`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Spec {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error(transparent)]
+    Catalog(#[from] crate::resources::CatalogError),
+    #[error("unknown application '{0}'")]
+    UnknownApp(String),
+    #[error("invalid setup: {0}")]
+    Setup(String),
+    #[error("cannot encode screenshot: {0}")]
+    Render(String),
+    #[error("cannot read actions file {path}: {message}")]
+    Actions { path: PathBuf, message: String },
+    #[error("lint found {0} problem(s)")]
+    LintFailed(usize),
+    #[error("cannot write output: {0}")]
+    Output(#[source] std::io::Error),
+}
+
+/// How to prepare a fresh desktop. Every backend interprets the same fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Applications to launch, in order; the last one has the focus.
+    #[serde(default)]
+    pub launch: Vec<String>,
+    /// Extra files to create (absolute path -> UTF-8 content), parents created.
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, String>,
+    /// Text to put on the clipboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clipboard_text: Option<String>,
+}
+
+/// One control of the active window, with the fields of OmniBench's trajectory
+/// prompt (appendix E.1) and its box in screenshot pixels `[left, top, right, bottom]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlInfo {
+    pub label: String,
+    pub control_text: String,
+    pub control_type: String,
+    pub parent_control_text: String,
+    pub parent_control_type: String,
+    pub rect: [i32; 4],
+}
+
+/// What an agent sees: the active window's title and controls, the feedback of the
+/// last action, and the scene the screenshot is rendered from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub window_title: String,
+    pub controls: Vec<ControlInfo>,
+    /// What happened on the last step ("Saved /home/user/a.docx", "No control '7'").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// The compact layout snapshot; [`render_png`] turns it into a screenshot.
+    pub scene: Scene,
+}
+
+impl Observation {
+    /// Screenshot as PNG bytes; `marks` adds numbered set-of-marks boxes.
+    pub fn screenshot(&self, marks: bool) -> Result<Vec<u8>, EnvError> {
+        render_png(&self.scene, marks)
+    }
+}
+
+/// What kind of input an event was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    Click {
+        button: String,
+        double: bool,
+    },
+    /// Literal text typed by one keyboard_input (key combos removed).
+    Type {
+        text: String,
+    },
+    /// A key combo or named key, normalised (`^s`, `{enter}`).
+    Keys {
+        keys: String,
+    },
+    Scroll {
+        dist: i32,
+    },
+}
+
+/// One input event in the log the check APIs read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    #[serde(flatten)]
+    pub kind: EventKind,
+    /// The control acted on ("" when the action hit no control).
+    pub control_text: String,
+    pub control_type: String,
+    /// The application whose window received it (None: the desktop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Did the action reach a control?
+    pub hit: bool,
+}
+
+/// The result of one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// `false` for a wrong action (unknown control, typing into a button...).
+    pub ok: bool,
+    pub observation: Observation,
+}
+
+/// What the check APIs read, whatever the backend.
+pub trait Probes {
+    /// Every input event since reset, oldest first.
+    fn events(&self) -> &[Event];
+    /// The text content of a file (None if there is no such file).
+    fn file_text(&self, path: &str) -> Option<String>;
+    fn dir_exists(&self, path: &str) -> bool;
+    /// The clipboard as text (a table as CSV rows, an image as its description).
+    fn clipboard_text(&self) -> Option<String>;
+    /// The control texts of the active window (accessibility tree), and its title.
+    fn control_texts(&self) -> Vec<String>;
+    /// The texts drawn on the current screenshot, as they appear (truncated).
+    fn screen_texts(&self) -> Vec<String>;
+    /// The titles of all open windows.
+    fn window_titles(&self) -> Vec<String>;
+}
+
+/// A desktop an agent acts on. Backends: [`SimDesktop`]; later an OSWorld client.
+pub trait Environment {
+    /// Back to the initial desktop, then applies `setup`.
+    fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError>;
+    /// The current observation.
+    fn observe(&self) -> Observation;
+    /// Performs an action. Wrong actions are reported in the outcome, never errors.
+    fn step(&mut self, action: &Action) -> StepOutcome;
+    /// What the check APIs read.
+    fn probes(&self) -> &dyn Probes;
+}

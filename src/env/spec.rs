@@ -1,0 +1,632 @@
+//! Application specs: the data format of `resources/apps/<app>.toml` and the closed
+//! vocabulary of [`Op`]s a control may trigger. Owns parsing (with file and line in
+//! errors) and the static questions a planner asks about an effect: which resource
+//! kinds it can produce ([`Op::produces`]).
+//!
+//! String arguments of effects are templates: `{name}` is replaced by the window's
+//! field `name` (an Edit's typed text), or by one of the context values `selected`,
+//! `selected_path`, `cwd`, `doc_path`, `doc_name`, `doc_stem`, `doc_dir`, `home`,
+//! `clipboard`, `n` (a counter that grows on every use).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::EnvError;
+
+/// Control types, as UI Automation names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ControlType {
+    Button,
+    Edit,
+    MenuItem,
+    ListItem,
+    TabItem,
+    CheckBox,
+    Text,
+    List,
+    Document,
+    Hyperlink,
+    ComboBox,
+}
+
+impl ControlType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControlType::Button => "Button",
+            ControlType::Edit => "Edit",
+            ControlType::MenuItem => "MenuItem",
+            ControlType::ListItem => "ListItem",
+            ControlType::TabItem => "TabItem",
+            ControlType::CheckBox => "CheckBox",
+            ControlType::Text => "Text",
+            ControlType::List => "List",
+            ControlType::Document => "Document",
+            ControlType::Hyperlink => "Hyperlink",
+            ControlType::ComboBox => "ComboBox",
+        }
+    }
+
+    /// Laid out side by side in a toolbar row (else a full-width block).
+    pub fn is_inline(self) -> bool {
+        matches!(
+            self,
+            ControlType::Button
+                | ControlType::MenuItem
+                | ControlType::TabItem
+                | ControlType::CheckBox
+                | ControlType::Hyperlink
+                | ControlType::ComboBox
+                | ControlType::ListItem
+        )
+    }
+}
+
+/// One effect: an operation and an optional phrase explorers may use to word
+/// instructions ("export the document as PDF").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    #[serde(flatten)]
+    pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub describe: Option<String>,
+}
+
+/// The closed vocabulary of effects over the shared desktop state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// Show another screen of the same window (pushes the current one).
+    Goto { screen: String },
+    /// Back to the previous screen.
+    Back,
+    /// Launch (or focus) an application.
+    Launch { app: String },
+    /// Close the window.
+    Close,
+    /// Set a window field (template value).
+    SetField { field: String, value: String },
+    /// Append to a window field (calculator keys).
+    AppendField { field: String, value: String },
+    /// Evaluate the arithmetic in `field` and put the result in `into`.
+    Evaluate { field: String, into: String },
+    /// Stop unless a condition holds (`doc`, `selection`, `clipboard`, `playing`,
+    /// `field:NAME`), showing `message` in an error dialog.
+    Require { when: String, message: String },
+    /// Open a file as this window's document; error dialog if it is missing or its
+    /// extension is not one of `kinds`.
+    OpenFile { path: String, kinds: Vec<String> },
+    /// A new, unsaved document of extension `kind`.
+    NewDocument { kind: String },
+    /// Write the document to its path (error dialog when it has none).
+    Save,
+    /// Write the document to `path` (its extension must be one of `kinds`; the first
+    /// kind is appended when the path has no extension); the document now has it.
+    SaveAs { path: String, kinds: Vec<String> },
+    /// Write a converted copy of the document (extension `kind`) to `path`.
+    Export { path: String, kind: String },
+    /// Copy to the clipboard: `selection` (selected item as text), `document`
+    /// (document text), `table` (spreadsheet cells), `image` (the open image), or a
+    /// template as text.
+    Copy { what: String },
+    /// Paste the clipboard into the document (`into = "document"`) or a field.
+    Paste { into: String },
+    /// Set a property of the open document (rendered as `@prop: value` when saved).
+    SetProp { prop: String, value: String },
+    /// Append a line to the open document.
+    AppendDoc { text: String },
+    /// Create a file (parents must exist).
+    CreateFile { path: String, content: String },
+    /// Create a folder (parents must exist).
+    CreateDir { path: String },
+    /// Rename a file or folder (`to` without `/` stays in the same folder).
+    Rename { from: String, to: String },
+    /// Move a file or folder into folder `to_dir`.
+    Move { from: String, to_dir: String },
+    /// Copy a file into folder `to_dir`.
+    CopyFile { from: String, to_dir: String },
+    /// Delete a file or folder (recursively).
+    Delete { path: String },
+    /// Compress the paths listed in `sources` (separated by `;`) into zip `path`.
+    Compress { sources: String, path: String },
+    /// Extract zip `path` into folder `dest` (created if missing).
+    Extract { path: String, dest: String },
+    /// Play a media file (audio or video).
+    Play { path: String },
+    /// Stop playback.
+    Stop,
+    /// Add a record to a named collection; `fields` are templates; a record whose
+    /// key field is empty is refused with an error dialog. Sending mail is adding to
+    /// `sent_mail`.
+    AddRecord {
+        collection: String,
+        fields: BTreeMap<String, String>,
+    },
+    /// Delete the record of `collection` whose key equals `key`.
+    DeleteRecord { collection: String, key: String },
+    /// Change a system setting.
+    SetSetting { key: String, value: String },
+    /// Save a screenshot of the current screen as PNG `path` (its content describes
+    /// the screen) or, with an empty path, put the image on the clipboard.
+    Capture { path: String },
+    /// Save a screen recording (video) to `path`.
+    Record { path: String },
+    /// Navigate the browser to `url` (error dialog for unknown sites).
+    Visit { url: String },
+    /// Save the current page as HTML `path`.
+    Download { path: String },
+    /// Open a file in another application (`app = "default"`: the application
+    /// whose `defaults` lists the file's extension); it must list the extension in
+    /// its `opens`.
+    OpenWith { app: String, path: String },
+    /// Set one field of the record of `collection` whose key equals `key`.
+    SetRecordField {
+        collection: String,
+        key: String,
+        field: String,
+        value: String,
+    },
+    /// Run a shell command line (`ls`, `cd`, `mkdir`, `touch`, `rm`, `mv`, `cp`,
+    /// `cat`, `echo TEXT > FILE`, `python FILE`, `zip`, `unzip`).
+    Run { command: String },
+    /// Show a status message.
+    Message { text: String },
+}
+
+impl Op {
+    /// The effect's name in app files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Goto { .. } => "goto",
+            Op::Back => "back",
+            Op::Launch { .. } => "launch",
+            Op::Close => "close",
+            Op::SetField { .. } => "set_field",
+            Op::AppendField { .. } => "append_field",
+            Op::Evaluate { .. } => "evaluate",
+            Op::Require { .. } => "require",
+            Op::OpenFile { .. } => "open_file",
+            Op::NewDocument { .. } => "new_document",
+            Op::Save => "save",
+            Op::SaveAs { .. } => "save_as",
+            Op::Export { .. } => "export",
+            Op::Copy { .. } => "copy",
+            Op::Paste { .. } => "paste",
+            Op::SetProp { .. } => "set_prop",
+            Op::AppendDoc { .. } => "append_doc",
+            Op::CreateFile { .. } => "create_file",
+            Op::CreateDir { .. } => "create_dir",
+            Op::Rename { .. } => "rename",
+            Op::Move { .. } => "move",
+            Op::CopyFile { .. } => "copy_file",
+            Op::Delete { .. } => "delete",
+            Op::Compress { .. } => "compress",
+            Op::Extract { .. } => "extract",
+            Op::Play { .. } => "play",
+            Op::Stop => "stop",
+            Op::AddRecord { .. } => "add_record",
+            Op::DeleteRecord { .. } => "delete_record",
+            Op::SetSetting { .. } => "set_setting",
+            Op::Capture { .. } => "capture",
+            Op::Record { .. } => "record",
+            Op::Visit { .. } => "visit",
+            Op::Download { .. } => "download",
+            Op::Run { .. } => "run",
+            Op::OpenWith { .. } => "open_with",
+            Op::SetRecordField { .. } => "set_record_field",
+            Op::Message { .. } => "message",
+        }
+    }
+
+    /// The resource kinds this effect can make hold, for a planner. Path kinds are
+    /// given for the file extensions named in the effect; `kind_of_ext` maps an
+    /// extension to its path kinds (from `resources.toml`).
+    pub fn produces(&self, kind_of_ext: &dyn Fn(&str) -> Vec<String>) -> Vec<String> {
+        let doc_kinds = |exts: &[String]| -> Vec<String> {
+            let mut out = Vec::new();
+            for e in exts {
+                out.extend(kind_of_ext(e));
+                if let Some(k) = processing_kind(e) {
+                    out.push(k.to_string());
+                }
+            }
+            out
+        };
+        let mut out: Vec<String> = match self {
+            Op::OpenFile { kinds, .. } => kinds
+                .iter()
+                .filter_map(|e| processing_kind(e).map(str::to_string))
+                .collect(),
+            Op::NewDocument { kind } => processing_kind(kind)
+                .map(|k| vec![k.to_string()])
+                .unwrap_or_default(),
+            Op::SaveAs { kinds, .. } => doc_kinds(kinds),
+            Op::Export { kind, .. } => kind_of_ext(kind),
+            Op::Copy { what } => match what.as_str() {
+                "table" => vec!["table_in_clipboard".into()],
+                "image" => vec!["img_in_clipboard".into()],
+                _ => vec!["text_in_clipboard".into()],
+            },
+            Op::CreateDir { .. } | Op::Extract { .. } => vec!["dir_path".into()],
+            Op::Compress { .. } => kind_of_ext("zip"),
+            Op::Play { .. } => vec!["media_playing".into()],
+            Op::AddRecord { collection, .. } => collection_spec(collection)
+                .map(|c| vec![c.kind.to_string()])
+                .unwrap_or_default(),
+            Op::SetSetting { .. } => vec!["setting_value".into()],
+            Op::Capture { path } if path.is_empty() => vec!["img_in_clipboard".into()],
+            Op::Capture { .. } => kind_of_ext("png"),
+            Op::Record { .. } => kind_of_ext("mp4"),
+            Op::Visit { .. } => vec!["url".into()],
+            Op::Download { .. } => kind_of_ext("html"),
+            Op::Evaluate { .. } => vec!["calc_result".into()],
+            Op::OpenWith { .. } => ["txt", "docx", "xlsx", "pptx", "png", "mp4", "pdf", "py"]
+                .iter()
+                .filter_map(|e| processing_kind(e).map(str::to_string))
+                .chain(std::iter::once("media_playing".to_string()))
+                .collect(),
+            Op::CreateFile { path, .. } => {
+                let ext = path.rsplit('.').next().unwrap_or("");
+                kind_of_ext(ext)
+            }
+            _ => Vec::new(),
+        };
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// The `*_in_processing` kind of a document extension.
+pub fn processing_kind(ext: &str) -> Option<&'static str> {
+    Some(match ext {
+        "txt" | "md" => "txt_in_processing",
+        "docx" => "docx_in_processing",
+        "xlsx" | "csv" => "xlsx_in_processing",
+        "pptx" => "pptx_in_processing",
+        "png" | "jpg" | "jpeg" => "img_in_processing",
+        "mp4" | "mkv" => "video_in_processing",
+        "pdf" => "pdf_in_processing",
+        "py" | "js" | "rs" | "sh" => "code_in_processing",
+        _ => return None,
+    })
+}
+
+/// A named collection of records: its key field and the resource kind it backs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectionSpec {
+    pub name: &'static str,
+    pub key: &'static str,
+    pub kind: &'static str,
+}
+
+/// The closed set of collections.
+pub const COLLECTIONS: &[CollectionSpec] = &[
+    CollectionSpec {
+        name: "contacts",
+        key: "email",
+        kind: "email_address",
+    },
+    CollectionSpec {
+        name: "sent_mail",
+        key: "subject",
+        kind: "email_sent",
+    },
+    CollectionSpec {
+        name: "chat_messages",
+        key: "to",
+        kind: "chat_message_sent",
+    },
+    CollectionSpec {
+        name: "calendar_events",
+        key: "title",
+        kind: "calendar_event",
+    },
+    CollectionSpec {
+        name: "todos",
+        key: "title",
+        kind: "todo_item",
+    },
+    CollectionSpec {
+        name: "cards",
+        key: "title",
+        kind: "todo_item",
+    },
+    CollectionSpec {
+        name: "notes",
+        key: "title",
+        kind: "note_title",
+    },
+    CollectionSpec {
+        name: "sticky_notes",
+        key: "title",
+        kind: "note_title",
+    },
+    CollectionSpec {
+        name: "playlists",
+        key: "name",
+        kind: "playlist_name",
+    },
+    CollectionSpec {
+        name: "recipes",
+        key: "name",
+        kind: "recipe_name",
+    },
+    CollectionSpec {
+        name: "expenses",
+        key: "label",
+        kind: "expense_record",
+    },
+    CollectionSpec {
+        name: "bookmarks",
+        key: "url",
+        kind: "bookmark",
+    },
+    CollectionSpec {
+        name: "feeds",
+        key: "url",
+        kind: "url",
+    },
+    CollectionSpec {
+        name: "history",
+        key: "url",
+        kind: "url",
+    },
+];
+
+pub fn collection_spec(name: &str) -> Option<&'static CollectionSpec> {
+    COLLECTIONS.iter().find(|c| c.name == name)
+}
+
+/// Where a List control's items come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ItemSource {
+    /// Fixed items.
+    Static { values: Vec<String> },
+    /// The entries of a folder (template, usually `{cwd}`); folders end with `/`.
+    Dir {
+        path: String,
+        #[serde(default)]
+        kinds: Vec<String>,
+    },
+    /// The key field of each record of a collection.
+    Collection { name: String },
+    /// The lines of the open document.
+    DocLines,
+    /// The open windows' titles.
+    Windows,
+}
+
+/// One control of a screen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    pub text: String,
+    #[serde(rename = "type")]
+    pub control_type: ControlType,
+    /// The field an Edit (or CheckBox, ComboBox) stores its value in; defaults to
+    /// the text in lower case with `_` for spaces.
+    #[serde(default)]
+    pub field: Option<String>,
+    /// The text of the parent control on the same screen (default: the window).
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// Shown only when this condition holds (see [`Op::Require`]).
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Effects of a left click (ListItem items: after selecting).
+    #[serde(default)]
+    pub click: Vec<Effect>,
+    /// Effects of `{ENTER}` typed into an Edit.
+    #[serde(default)]
+    pub enter: Vec<Effect>,
+    /// Effects of a double click on one of a List's items (after selecting it).
+    #[serde(default)]
+    pub double: Vec<Effect>,
+    /// A List's items.
+    #[serde(default)]
+    pub items: Option<ItemSource>,
+    /// Visible rows of a List (default 8).
+    #[serde(default)]
+    pub rows: Option<usize>,
+    /// For Text: a template shown as the control text; for ComboBox: its options.
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub options: Vec<String>,
+    #[serde(default)]
+    pub describe: Option<String>,
+}
+
+impl ControlSpec {
+    /// The field name of an Edit / CheckBox / ComboBox.
+    pub fn field_name(&self) -> String {
+        self.field.clone().unwrap_or_else(|| slug(&self.text))
+    }
+}
+
+/// `"File name"` -> `"file_name"`.
+pub fn slug(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    while s.contains("__") {
+        s = s.replace("__", "_");
+    }
+    s.trim_matches('_').to_string()
+}
+
+/// One screen of an application.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenSpec {
+    /// Window title template (default: `{doc_name} - App` or the app name).
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub controls: Vec<Spanned<ControlSpec>>,
+    /// Key combos on this screen (override the app's).
+    #[serde(default)]
+    pub keys: BTreeMap<String, Vec<Effect>>,
+}
+
+/// An application.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub name: String,
+    pub category: String,
+    /// The manual an exploring model reads.
+    pub docs: String,
+    /// The first screen.
+    pub start: String,
+    /// File extensions the app can open as its document (for `open_with`).
+    #[serde(default)]
+    pub opens: Vec<String>,
+    /// File extensions the app is the default application for.
+    #[serde(default)]
+    pub defaults: Vec<String>,
+    /// Initial values of window fields.
+    #[serde(default)]
+    pub fields: BTreeMap<String, String>,
+    /// Initial folder of the window (`cwd`).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Key combos available on every screen.
+    #[serde(default)]
+    pub keys: BTreeMap<String, Vec<Effect>>,
+    pub screens: BTreeMap<String, ScreenSpec>,
+}
+
+/// An app spec with where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedApp {
+    pub spec: AppSpec,
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl LoadedApp {
+    /// The 1-based line of a byte offset in the source.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.text[..offset.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+}
+
+/// Parses one app file.
+pub fn parse_app(path: &Path, text: &str) -> Result<LoadedApp, EnvError> {
+    let spec: AppSpec = toml::from_str(text).map_err(|e| EnvError::Spec {
+        path: path.to_path_buf(),
+        line: e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+            .unwrap_or(1),
+        message: e.message().to_string(),
+    })?;
+    Ok(LoadedApp {
+        spec,
+        path: path.to_path_buf(),
+        text: text.to_string(),
+    })
+}
+
+/// Loads every `resources/apps/*.toml` under `workspace`, sorted by file name.
+pub fn load_apps(workspace: &Path) -> Result<Vec<LoadedApp>, EnvError> {
+    let dir = workspace.join("resources").join("apps");
+    let entries = std::fs::read_dir(&dir).map_err(|source| EnvError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).map_err(|source| EnvError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        out.push(parse_app(&path, &text)?);
+    }
+    Ok(out)
+}
+
+/// Every effect of an app with where it is declared: (screen, control text, event).
+pub fn effects_of(app: &AppSpec) -> Vec<(String, String, &'static str, &Effect)> {
+    let mut out = Vec::new();
+    for (key, effects) in &app.keys {
+        for e in effects {
+            out.push((String::new(), key.clone(), "key", e));
+        }
+    }
+    for (sid, screen) in &app.screens {
+        for (key, effects) in &screen.keys {
+            for e in effects {
+                out.push((sid.clone(), key.clone(), "key", e));
+            }
+        }
+        for c in &screen.controls {
+            let c = c.get_ref();
+            for (ev, list) in [
+                ("click", &c.click),
+                ("enter", &c.enter),
+                ("double", &c.double),
+            ] {
+                for e in list {
+                    out.push((sid.clone(), c.text.clone(), ev, e));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effects_parse_with_describe_and_reject_unknown_ops() {
+        let text = r#"
+name = "X"
+category = "Office"
+docs = "d"
+start = "main"
+[screens.main]
+[[screens.main.controls]]
+text = "Save"
+type = "Button"
+click = [{ do = "save_as", path = "{file_name}", kinds = ["docx"], describe = "save it" }]
+"#;
+        let app = parse_app(Path::new("x.toml"), text).unwrap();
+        let c = app.spec.screens["main"].controls[0].get_ref();
+        assert_eq!(c.click[0].describe.as_deref(), Some("save it"));
+        assert_eq!(c.click[0].op.name(), "save_as");
+        let bad = text.replace("save_as", "explode");
+        let err = parse_app(Path::new("x.toml"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("x.toml:10:"), "{err}");
+    }
+
+    #[test]
+    fn slug_makes_field_names() {
+        assert_eq!(slug("File name:"), "file_name");
+        assert_eq!(slug("  To  "), "to");
+    }
+}
