@@ -1029,3 +1029,22 @@ fn finish(
         dag,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draft_joins_steps_in_order() {
+        let steps = vec![
+            "Open 'a.txt' in Writer.".to_string(),
+            "Copy the table".to_string(),
+            "PDF Tool: merge".to_string(),
+        ];
+        assert_eq!(
+            draft_instruction(&steps),
+            "Open 'a.txt' in Writer. Then copy the table. Then PDF Tool: merge."
+        );
+        assert_eq!(draft_instruction(&[]), "");
+    }
+}
