@@ -1018,12 +1018,13 @@ fn finish(
         .map(|&i| pool.slim[i as usize].app)
         .collect();
     let [e, n, c, d, w] = values;
+    let topo_count = dag.topo_count();
     CompactTask {
         slot,
         scope,
         complexity: Complexity::from_measures(e, n, c, d, w),
-        topo_count: dag.topo_count(),
-        orders: dag.orders(max_orders),
+        topo_count,
+        orders: dag.orders_counted(max_orders, topo_count),
         cs_max: dag.cs_max(&apps),
         instances,
         dag,
