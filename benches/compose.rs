@@ -4,7 +4,7 @@
 //! composing 2,000 `omnibench` tasks from synthetic pools of 255, 2,550 and 25,500
 //! subtasks, and 2,000 tasks of exactly 5, 10 and 15 nodes.
 //!
-//! `cargo bench --bench compose -- --report [--jobs N]` instead prints the issue's
+//! `cargo bench --bench compose -- --report [--jobs N] [--only NAME]` instead prints the issue's
 //! figures with `perf_compose`: 36,076 `omnibench` tasks from 255 subtasks over 49
 //! applications, then the growth with pool size and task size.
 
@@ -24,7 +24,7 @@ fn cfg(subtasks: usize, tasks: usize, nodes: Option<usize>) -> PerfConfig {
     }
 }
 
-fn report(jobs: Option<usize>) {
+fn report(jobs: Option<usize>, only: Option<&str>) {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(j) = jobs {
         b = b.num_threads(j);
@@ -46,6 +46,9 @@ fn report(jobs: Option<usize>) {
             ("15 nodes", cfg(2_550, 36_076, Some(15))),
         ];
         for (name, c) in runs {
+            if only.is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
             match perf_compose_with(&c) {
                 Ok(r) => println!("== {name}\n{r}\n"),
                 Err(e) => println!("== {name}: {e}\n"),
@@ -81,7 +84,12 @@ fn main() {
             .position(|a| a == "--jobs")
             .and_then(|i| args.get(i + 1))
             .and_then(|j| j.parse().ok());
-        report(jobs);
+        let only = args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str);
+        report(jobs, only);
         return;
     }
     let mut c = Criterion::default().configure_from_args();

@@ -366,7 +366,7 @@ pub fn compose_with<F: FnMut(CompactTask)>(
             let take = pending.len().min(budget - attempts);
             let results: Vec<Attempt> = pending[..take]
                 .par_iter()
-                .map(|s| attempt(&world, &plan, spec, s))
+                .map(|s| attempt(&world, &plan, spec, s, &seen))
                 .collect();
             attempts += take;
             let mut still = Vec::with_capacity(pending.len());
@@ -383,6 +383,8 @@ pub fn compose_with<F: FnMut(CompactTask)>(
                         done[s.slot - chunk_start] = Some(task);
                         continue;
                     }
+                    duplicates += 1;
+                } else if res.duplicate {
                     duplicates += 1;
                 }
                 s.tries += 1;
@@ -676,6 +678,9 @@ struct Attempt {
     task: Option<CompactTask>,
     /// Bit `i`: dimension `i` ended in range.
     reached: u8,
+    /// The graph met every target but repeats a task accepted in an earlier round
+    /// (so its orders were not computed).
+    duplicate: bool,
 }
 
 /// The graph being grown.
@@ -703,13 +708,22 @@ struct Candidate {
     cats: usize,
 }
 
-fn attempt(world: &World<'_, '_>, plan: &Plan, spec: &ComposeSpec, s: &SlotState) -> Attempt {
+/// One growth attempt for slot `s`. `seen` holds the canonical forms accepted before
+/// this round (read-only here, so the outcome does not depend on scheduling).
+fn attempt(
+    world: &World<'_, '_>,
+    plan: &Plan,
+    spec: &ComposeSpec,
+    s: &SlotState,
+    seen: &HashSet<Vec<u32>>,
+) -> Attempt {
     let combo = &plan.combos[s.combo];
     let r = &combo.ranges;
     let mut rng = stream_rng(spec.seed, s.slot, 0, s.tries);
     let fail = Attempt {
         task: None,
         reached: 0,
+        duplicate: false,
     };
     // Node count: uniform over the feasible sizes some usable scope can hold.
     let biggest = world.members[world.order[0]].len();
@@ -787,6 +801,7 @@ fn attempt(world: &World<'_, '_>, plan: &Plan, spec: &ComposeSpec, s: &SlotState
             return Attempt {
                 task: None,
                 reached,
+                duplicate: false,
             };
         };
         add(&mut g, pool, c);
@@ -804,11 +819,22 @@ fn attempt(world: &World<'_, '_>, plan: &Plan, spec: &ComposeSpec, s: &SlotState
         return Attempt {
             task: None,
             reached,
+            duplicate: false,
+        };
+    }
+    let mut key = g.nodes.clone();
+    key.sort_unstable();
+    if seen.contains(&key) {
+        return Attempt {
+            task: None,
+            reached,
+            duplicate: true,
         };
     }
     Attempt {
         task: Some(finish(pool, &g, scope, s.slot, spec.max_orders, values)),
         reached,
+        duplicate: false,
     }
 }
 
@@ -1018,14 +1044,34 @@ fn finish(
         .map(|&i| pool.slim[i as usize].app)
         .collect();
     let [e, n, c, d, w] = values;
+    let topo_count = dag.topo_count();
     CompactTask {
         slot,
         scope,
         complexity: Complexity::from_measures(e, n, c, d, w),
-        topo_count: dag.topo_count(),
-        orders: dag.orders(max_orders),
+        topo_count,
+        orders: dag.orders_counted(max_orders, topo_count),
         cs_max: dag.cs_max(&apps),
         instances,
         dag,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draft_joins_steps_in_order() {
+        let steps = vec![
+            "Open 'a.txt' in Writer.".to_string(),
+            "Copy the table".to_string(),
+            "PDF Tool: merge".to_string(),
+        ];
+        assert_eq!(
+            draft_instruction(&steps),
+            "Open 'a.txt' in Writer. Then copy the table. Then PDF Tool: merge."
+        );
+        assert_eq!(draft_instruction(&[]), "");
     }
 }

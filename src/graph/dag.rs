@@ -243,10 +243,21 @@ impl SmallDag {
     /// The topological orders in lexicographic order of node indices, at most `cap`
     /// of them. `truncated` is set when there are more.
     pub fn orders(&self, cap: usize) -> Orders {
+        self.orders_sized(cap, None)
+    }
+
+    /// [`SmallDag::orders`] with the exact count known (from [`SmallDag::topo_count`]),
+    /// so the storage is allocated once.
+    pub fn orders_counted(&self, cap: usize, topo_count: u64) -> Orders {
+        self.orders_sized(cap, Some(topo_count))
+    }
+
+    fn orders_sized(&self, cap: usize, known: Option<u64>) -> Orders {
         let n = self.len();
+        let reserve = known.map_or(0, |k| k.min(cap as u64) as usize * n);
         let mut out = Orders {
             n: n as u8,
-            flat: Vec::new(),
+            flat: Vec::with_capacity(reserve),
             truncated: false,
         };
         if n == 0 {

@@ -239,6 +239,9 @@ pub struct PerfReport {
     pub mean_nodes: f64,
     pub orders_listed: u64,
     pub truncated_tasks: usize,
+    /// Tasks per level (easy, medium, hard) of each dimension, in
+    /// [`Dimension::ALL`] order.
+    pub levels: [[usize; 3]; 5],
     pub shortfall: Option<String>,
 }
 
@@ -265,6 +268,17 @@ impl std::fmt::Display for PerfReport {
             "mean nodes {:.2}, orders listed {}, tasks over the {}-order cap {}",
             self.mean_nodes, self.orders_listed, self.config.max_orders, self.truncated_tasks
         )?;
+        for (d, row) in Dimension::ALL.iter().zip(&self.levels) {
+            let total = row.iter().sum::<usize>().max(1) as f64;
+            writeln!(
+                f,
+                "  {:<12} easy {:5.1}%  medium {:5.1}%  hard {:5.1}%",
+                d.as_str(),
+                100.0 * row[0] as f64 / total,
+                100.0 * row[1] as f64 / total,
+                100.0 * row[2] as f64 / total
+            )?;
+        }
         write!(f, "wall {:.3} s, peak RSS ", self.wall_secs)?;
         match self.peak_rss_mb {
             Some(mb) => write!(f, "{mb:.1} MB")?,
@@ -340,10 +354,14 @@ pub fn perf_compose_with(cfg: &PerfConfig) -> Result<PerfReport, PerfError> {
     let mut nodes = 0usize;
     let mut orders = 0u64;
     let mut truncated = 0usize;
+    let mut levels = [[0usize; 3]; 5];
     let summary = compose_with(&pool, &scopes, &spec, |t| {
         nodes += t.instances.len();
         orders += t.orders.count() as u64;
         truncated += usize::from(t.orders.truncated());
+        for (row, d) in levels.iter_mut().zip(Dimension::ALL) {
+            row[t.complexity.levels.get(d) as usize] += 1;
+        }
         if cfg.materialize {
             let task = t.to_task(&pool, &scopes, &spec);
             std::hint::black_box(&task);
@@ -367,6 +385,7 @@ pub fn perf_compose_with(cfg: &PerfConfig) -> Result<PerfReport, PerfError> {
         mean_nodes: nodes as f64 / summary.made.max(1) as f64,
         orders_listed: orders,
         truncated_tasks: truncated,
+        levels,
         shortfall: summary.shortfall.map(|s| s.constraint),
     })
 }
