@@ -96,7 +96,10 @@ fn explorer_prompt() {
         ],
         example_subtasks: vec![ExampleSubtask {
             instruction_template: "Open '{xlsx_path}', select all data, and copy it.".into(),
-            available_parameters: vec![params(&[("xlsx_path", "/home/user/Documents/budget.xlsx")])],
+            available_parameters: vec![params(&[(
+                "xlsx_path",
+                "/home/user/Documents/budget.xlsx",
+            )])],
             input_resources: vec!["xlsx_path".into()],
             output_resources: vec!["table_in_clipboard".into()],
         }],
@@ -154,7 +157,10 @@ fn summarizer_prompt() {
         previous_instruction: Some("Send Emily my intro.".into()),
         discrepancy: Some("the reader found no dependency between n0 and n1".into()),
     };
-    insta::assert_snapshot!("summarizer", show(Prompts::embedded().render(&req).unwrap()));
+    insta::assert_snapshot!(
+        "summarizer",
+        show(Prompts::embedded().render(&req).unwrap())
+    );
 }
 
 #[test]
