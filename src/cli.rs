@@ -47,6 +47,23 @@ pub struct GlobalArgs {
     /// Log format on stderr.
     #[arg(long, global = true, value_enum)]
     pub log_format: Option<LogFormat>,
+    /// Language-model backend for the stages that call models: offline (built-in,
+    /// deterministic, no network), openai (any OpenAI-compatible endpoint) or replay
+    /// (recorded calls only).
+    #[arg(long, global = true, value_name = "BACKEND")]
+    pub llm: Option<crate::llm::Backend>,
+    /// Base URL of the OpenAI-compatible endpoint (overrides OPENAI_BASE_URL and synth.toml).
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// One model name for every role (overrides synth.toml's per-role models).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Model requests in flight at once, shared across a stage (default 8).
+    #[arg(long, global = true, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Ask the model again even when the call record holds an answer.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
@@ -65,9 +82,22 @@ pub enum Command {
     Pool(PoolCommand),
     /// Print pool and task counts and the complexity distribution.
     Stats(StatsArgs),
+    /// Inspect the simulated desktop: list, show, play and lint applications.
+    #[command(subcommand)]
+    Env(crate::env::EnvCommand),
+    /// The language-model endpoint.
+    #[command(subcommand)]
+    Llm(LlmCommand),
     /// Benchmarks that report timings and peak memory.
     #[command(subcommand)]
     Perf(PerfCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LlmCommand {
+    /// Check the configured endpoint: list its models (or send one tiny request)
+    /// and say plainly what is wrong if anything is.
+    Ping,
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,8 +165,13 @@ pub struct ConfigFile {
     pub jobs: Option<usize>,
     pub quiet: Option<bool>,
     pub log_format: Option<LogFormat>,
+    /// `openai` (the default for --llm when set here), `offline` or `replay`.
+    pub backend: Option<crate::llm::Backend>,
     #[serde(default)]
     pub compose: pipeline::compose::ComposeDefaults,
+    /// `[llm]`: endpoint, per-role models, limits, prices (see `llm::LlmConfig`).
+    #[serde(default)]
+    pub llm: crate::llm::LlmConfig,
 }
 
 impl ConfigFile {
@@ -241,8 +276,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let file = ConfigFile::load(cli.global.workspace.as_deref().unwrap_or(Path::new(".")))?;
     let settings = Settings::resolve(&cli.global, &file)?;
     init_logging(&settings);
-    if let Command::Perf(PerfCommand::Compose(args)) = &cli.command {
-        return perf_compose(args, &settings);
+    match &cli.command {
+        Command::Perf(PerfCommand::Compose(args)) => return perf_compose(args, &settings),
+        Command::Llm(LlmCommand::Ping) => return llm_ping(&cli.global, &file),
+        Command::Env(cmd) => {
+            let stdout = std::io::stdout();
+            crate::env::run_command(cmd, &settings.workspace, &mut stdout.lock())?;
+            return Ok(Outcome::Done);
+        }
+        _ => {}
     }
     let catalog = Catalog::load(&settings.workspace).with_context(|| {
         format!(
@@ -314,7 +356,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             store.export_pool(&mut out)?;
             Ok(Outcome::Done)
         }
-        Command::Perf(_) => unreachable!("handled before the store is opened"),
+        Command::Perf(_) | Command::Llm(_) | Command::Env(_) => {
+            unreachable!("handled before the store is opened")
+        }
         Command::Stats(args) => {
             let stats = pipeline::stats::collect(&cx)?;
             if args.json {
@@ -347,5 +391,28 @@ fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> 
     } else {
         println!("{report}");
     }
+    Ok(Outcome::Done)
+}
+
+/// The `[llm]` config with OPENAI_* variables and flags applied.
+pub fn llm_config(global: &GlobalArgs, file: &ConfigFile) -> crate::llm::LlmConfig {
+    let flags = crate::llm::LlmOverrides {
+        base_url: global.base_url.clone(),
+        api_key: None,
+        model: global.model.clone(),
+        concurrency: global.concurrency,
+        timeout_ms: None,
+        max_retries: None,
+    };
+    file.llm.clone().resolve(&flags)
+}
+
+fn llm_ping(global: &GlobalArgs, file: &ConfigFile) -> Result<Outcome> {
+    let cfg = llm_config(global, file);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(crate::llm::ping(&cfg))?;
+    println!("{report}");
     Ok(Outcome::Done)
 }

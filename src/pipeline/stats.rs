@@ -16,6 +16,8 @@ use crate::store::StoreError;
 pub struct Stats {
     pub pool: PoolStats,
     pub tasks: TaskStats,
+    /// Model calls per role and model over all runs: tokens, cost, outcomes.
+    pub llm: Vec<crate::llm::RoleUsage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -54,8 +56,18 @@ pub struct VersionStats {
     pub shortfall: Option<String>,
 }
 
+/// Errors of `synth stats`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StatsError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot read the call record")]
+    Llm(#[from] crate::llm::LlmError),
+}
+
 /// Reads the counts from the store.
-pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StoreError> {
+pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
     let verified = cx.store.subtasks(SubtaskStatus::Verified)?;
     let mut per_category = BTreeMap::new();
     let mut per_application = BTreeMap::new();
@@ -125,7 +137,9 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StoreError> {
             shortfall: v.shortfall,
         })
         .collect();
+    let llm = crate::llm::usage_summary(&cx.store.conn(), None)?;
     Ok(Stats {
+        llm,
         pool,
         tasks: TaskStats {
             total: tasks.len(),
@@ -194,6 +208,28 @@ impl fmt::Display for Stats {
             writeln!(f, "tasks per capability:")?;
             for (c, n) in &t.capabilities {
                 writeln!(f, "  {c:<30} {n:>6}")?;
+            }
+        }
+        if self.llm.is_empty() {
+            writeln!(f, "model calls: none recorded")?;
+        } else {
+            writeln!(
+                f,
+                "model calls (role, model: calls, accepted/rejected, tokens in/out, cost):"
+            )?;
+            for u in &self.llm {
+                writeln!(
+                    f,
+                    "  {:<13} {:<20} {:>6} {:>6}/{:<6} {:>9}/{:<9} ${:.4}",
+                    u.role,
+                    u.model,
+                    u.calls,
+                    u.accepted,
+                    u.rejected,
+                    u.prompt_tokens,
+                    u.completion_tokens,
+                    u.cost_usd
+                )?;
             }
         }
         Ok(())

@@ -105,6 +105,8 @@ const MIGRATIONS: &[&str] = &[
         body          TEXT NOT NULL
     );
     "#,
+    // 2: the language-model call record, owned by the llm module.
+    crate::llm::record::CALL_RECORD_MIGRATION,
 ];
 
 /// The schema version this build writes.
