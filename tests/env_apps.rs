@@ -745,3 +745,61 @@ fn every_app_launches_from_the_desktop() {
     }
     assert_eq!(d.window_titles().len(), names.len());
 }
+
+/// A composed task across five categories with a dependency chain of depth 6:
+/// record the screen -> trim in the video editor -> compress -> mail it, and in
+/// parallel note it, plan it and add a to-do.
+#[test]
+fn deep_cross_category_chain() {
+    let mut d = open("Screen Recorder");
+    click(&mut d, "Start Recording");
+    click(&mut d, "Stop and Save");
+    click(&mut d, "Open in Video Editor");
+    click(&mut d, "Mute");
+    click(&mut d, "Export");
+    type_in(
+        &mut d,
+        "Video name",
+        "/home/user/Videos/demo_cut.mp4{ENTER}",
+    );
+    d.launch("Files").unwrap();
+    click(&mut d, "Videos");
+    click(&mut d, "demo_cut.mp4");
+    click(&mut d, "Compress");
+    d.launch("Mail").unwrap();
+    click(&mut d, "Compose");
+    type_in(&mut d, "To", "team@example.com");
+    type_in(&mut d, "Subject", "Demo cut");
+    click(&mut d, "Attach");
+    click(&mut d, "Videos");
+    dclick(&mut d, "demo_cut.mp4.zip");
+    click(&mut d, "Send");
+    d.launch("Calendar").unwrap();
+    click(&mut d, "New Event");
+    type_in(&mut d, "Title", "Demo review");
+    click(&mut d, "Save Event");
+    d.launch("To Do").unwrap();
+    type_in(&mut d, "New task", "Collect feedback{ENTER}");
+    for (k, p) in [
+        ("video_path", Some("/home/user/Videos/demo_cut.mp4")),
+        ("zip_path", Some("/home/user/Videos/demo_cut.mp4.zip")),
+        ("email_sent", Some("Demo cut")),
+        ("calendar_event", Some("Demo review")),
+        ("todo_item", Some("Collect feedback")),
+    ] {
+        assert!(holds(&d, k, p), "{k}={p:?}");
+    }
+    let sent = &d.state().collections["sent_mail"];
+    assert_eq!(
+        sent.last().unwrap()["attachment"],
+        "/home/user/Videos/demo_cut.mp4.zip"
+    );
+}
+
+#[test]
+fn memory_of_a_live_environment_is_small() {
+    let d = open("Writer");
+    let bytes = serde_json::to_vec(d.state()).unwrap().len();
+    eprintln!("serialized desktop state: {bytes} bytes");
+    assert!(bytes < 64 * 1024, "{bytes}");
+}

@@ -58,7 +58,7 @@ fn every_rect_of_every_app_lies_inside_the_screenshot() {
     let mut d = desk();
     let names: Vec<String> = d.apps().iter().map(|a| a.spec.name.clone()).collect();
     d.reset(&Setup::default()).unwrap();
-    let mut check = |d: &SimDesktop| {
+    let check = |d: &SimDesktop| {
         let obs = d.observe();
         assert!(!obs.controls.is_empty());
         for c in &obs.controls {
@@ -79,7 +79,7 @@ fn every_rect_of_every_app_lies_inside_the_screenshot() {
         check(&d);
         // Visit every screen reachable by one goto from the start screen.
         let app = d.app(n).unwrap().spec.clone();
-        for (sid, _) in &app.screens {
+        for sid in app.screens.keys() {
             let mut e = d.clone();
             let mut st = e.state().clone();
             let w = st.active.unwrap();

@@ -121,8 +121,11 @@ fn font() -> Option<&'static fontdue::Font> {
     .as_ref()
 }
 
+/// Rasterised glyphs by (character, size bits).
+type GlyphCache = HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>;
+
 thread_local! {
-    static GLYPHS: RefCell<HashMap<(char, u32), (fontdue::Metrics, Vec<u8>)>> = RefCell::new(HashMap::new());
+    static GLYPHS: RefCell<GlyphCache> = RefCell::new(HashMap::new());
 }
 
 impl Canvas {
@@ -158,9 +161,9 @@ impl Canvas {
             return;
         }
         let i = (y as usize * SCREEN_WIDTH as usize + x as usize) * 3;
-        for k in 0..3 {
-            let bg = self.px[i + k] as u32;
-            self.px[i + k] = ((c[k] as u32 * a as u32 + bg * (255 - a as u32)) / 255) as u8;
+        for (dst, src) in self.px[i..i + 3].iter_mut().zip(c) {
+            let bg = *dst as u32;
+            *dst = ((src as u32 * a as u32 + bg * (255 - a as u32)) / 255) as u8;
         }
     }
 

@@ -233,10 +233,8 @@ pub fn click(
                         .unwrap_or(0);
                     w.fields.insert(f, spec.options[next].clone());
                 }
-                ControlType::List | ControlType::Text => {
-                    if spec.click.is_empty() {
-                        return (true, format!("Clicked '{}'; nothing happens", spec.text));
-                    }
+                ControlType::List | ControlType::Text if spec.click.is_empty() => {
+                    return (true, format!("Clicked '{}'; nothing happens", spec.text));
                 }
                 _ => {}
             }
@@ -475,12 +473,10 @@ fn key(
                 return (true, "New line".into());
             }
         }
-        ("{esc}", _) => {
-            if !w.history.is_empty() {
-                let prev = w.history.pop().unwrap_or_default();
-                w.screen = prev;
-                return (true, "Went back".into());
-            }
+        ("{esc}", _) if !w.history.is_empty() => {
+            let prev = w.history.pop().unwrap_or_default();
+            w.screen = prev;
+            return (true, "Went back".into());
         }
         _ => {}
     }

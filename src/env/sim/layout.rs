@@ -559,7 +559,7 @@ fn layout_screen(
                     .copied()
                     .unwrap_or(0)
                     .min(items.len().saturating_sub(1));
-                let shown = rows.min(items.len().saturating_sub(first)).max(0);
+                let shown = rows.min(items.len().saturating_sub(first));
                 let h = (rows as i32) * ROW_H + 4;
                 let rect = [X0, y, X1, y + h];
                 if rect[3] > CONTENT_BOTTOM {

@@ -404,12 +404,14 @@ impl SimDesktop {
                 let explicit = action.control_label.is_some() || !action.control_text.is_empty();
                 if explicit && found.is_none() {
                     let what = describe_target(action);
-                    self.log(
-                        EventKind::Type { text: keys.clone() },
-                        &action.control_text,
-                        "",
-                        false,
-                    );
+                    let text: String = parse_keys(keys)
+                        .into_iter()
+                        .filter_map(|t| match t {
+                            KeyToken::Char(c) => Some(c),
+                            KeyToken::Combo(_) => None,
+                        })
+                        .collect();
+                    self.log(EventKind::Type { text }, &action.control_text, "", false);
                     return (false, format!("No visible control {what}"));
                 }
                 let target = found.or_else(|| self.live.focused(&self.state));
@@ -689,6 +691,11 @@ impl Probes for SimDesktop {
     }
 }
 
+/// Is `when` a condition the simulator understands? (Used by lint.)
+pub fn effects_known_condition(when: &str) -> bool {
+    effects::known_condition(when)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -731,9 +738,4 @@ mod tests {
         assert_eq!(back.content, "A cat");
         assert_eq!(back.props["filter"], "grayscale");
     }
-}
-
-/// Is `when` a condition the simulator understands? (Used by lint.)
-pub fn effects_known_condition(when: &str) -> bool {
-    effects::known_condition(when)
 }
