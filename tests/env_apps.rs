@@ -383,6 +383,12 @@ fn mail_contacts_and_chat() {
     type_in(&mut d, "E-mail", "erin@example.com");
     click(&mut d, "Add Contact");
     assert!(holds(&d, "email_address", Some("erin@example.com")));
+    // The address book shows 6 rows; the new contact sorts last, below the fold.
+    let scrolled = d.step(&act(
+        ActionCall::WheelMouseInput { wheel_dist: 10 },
+        "Address book",
+    ));
+    assert!(scrolled.ok, "{:?}", scrolled.observation.feedback);
     click(&mut d, "erin@example.com");
     click(&mut d, "Write to");
     type_in(&mut d, "Subject", "Hello Erin");
@@ -407,7 +413,7 @@ fn mail_contacts_and_chat() {
 #[test]
 fn media_player_scrolls_and_plays() {
     let mut d = open("Media Player");
-    // 15 audio files, 10 rows: the last is hidden until scrolled.
+    // More audio files than the 10 visible rows: the last is hidden until scrolled.
     assert!(!d
         .observe()
         .controls
@@ -422,7 +428,7 @@ fn media_player_scrolls_and_plays() {
     ));
     assert!(!hidden.ok);
     let out = d.step(&act(
-        ActionCall::WheelMouseInput { wheel_dist: 2 },
+        ActionCall::WheelMouseInput { wheel_dist: 10 },
         "Library",
     ));
     assert!(out.ok);
