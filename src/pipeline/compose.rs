@@ -259,6 +259,7 @@ pub fn run(
     }
 
     spec.version = cx.store.next_dataset_version()?;
+    let run = cx.store.begin_run("compose", &spec_json)?;
     let label = args.label.clone().unwrap_or_else(|| default_label(&spec));
     let bar = cx.progress(spec.count as u64, "compose");
     let threads = rayon::ThreadPoolBuilder::new()
@@ -283,7 +284,12 @@ pub fn run(
         spec.count,
         &tasks,
         shortfall_text.as_deref(),
-        None,
+        Some(run),
+    )?;
+    cx.store.finish_run(
+        run,
+        if summary.shortfall.is_some() { "short" } else { "ok" },
+        &serde_json::json!({"version": added.version, "made": added.inserted, "attempts": summary.attempts}),
     )?;
     let total = write_tasks_file(cx, &out_path)?;
     Ok(ComposeReport {
