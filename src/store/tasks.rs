@@ -5,7 +5,7 @@
 //! Earlier versions are never touched. A task already present (same canonical
 //! task id, from any version) is not stored twice.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use super::{from_json, Store, StoreError};
 use crate::model::Task;
@@ -40,43 +40,27 @@ pub struct StoredTask {
 impl Store {
     /// The version already composed with this spec hash, if any.
     pub fn dataset_by_spec(&self, spec_hash: &str) -> Result<Option<DatasetVersion>, StoreError> {
-        let conn = self.conn();
-        let row = conn
-            .query_row(
-                "SELECT version, label, spec, asked, made, shortfall FROM dataset_versions WHERE spec_hash = ?1",
-                [spec_hash],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                        r.get::<_, Option<String>>(5)?,
-                    ))
-                },
-            )
-            .optional()?;
-        row.map(|(v, label, spec, asked, made, shortfall)| {
-            Ok(DatasetVersion {
-                version: v as u32,
-                label,
-                spec: from_json("dataset spec", &v.to_string(), &spec)?,
-                asked: asked as usize,
-                made: made as usize,
-                shortfall,
-            })
-        })
-        .transpose()
+        Ok(self
+            .query_datasets("WHERE spec_hash = ?1", [spec_hash])?
+            .into_iter()
+            .next())
     }
 
     /// All dataset versions, oldest first.
     pub fn datasets(&self) -> Result<Vec<DatasetVersion>, StoreError> {
+        self.query_datasets("", [])
+    }
+
+    fn query_datasets<P: rusqlite::Params>(
+        &self,
+        filter: &str,
+        params: P,
+    ) -> Result<Vec<DatasetVersion>, StoreError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT version, label, spec, asked, made, shortfall FROM dataset_versions ORDER BY version",
-        )?;
-        let rows = stmt.query_map([], |r| {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT version, label, spec, asked, made, shortfall FROM dataset_versions {filter} ORDER BY version"
+        ))?;
+        let rows = stmt.query_map(params, |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
