@@ -4,23 +4,22 @@
 //! Its own test binary, so no other test's subscriber-less thread races the
 //! tracing callsite cache.
 
+mod llm_support;
+
+use llm_support::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
-use serde_json::{json, Value};
+use serde_json::json;
 use synth::llm::config::RoleModel;
 use synth::llm::record::{self, CallOutcome};
 use synth::llm::{
-    ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, LlmError, NeutralSubtask, Outcome,
-    ReconstructRequest, Role, CALL_RECORD_MIGRATION,
+    ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, Role,
+    CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-const KEY: &str = "sk-test-SECRET-9f8e7d6c5b4a";
-const MODEL: &str = "gpt-test";
-const GOOD_EDGES: &str = r#"{"edges": [["A", "B"]]}"#;
 
 fn cfg(base: &str) -> LlmConfig {
     let mut cfg = LlmConfig {
@@ -40,50 +39,6 @@ fn cfg(base: &str) -> LlmConfig {
         };
     }
     cfg
-}
-
-fn opts(no_cache: bool) -> ClientOptions {
-    ClientOptions {
-        run_id: "run-1".into(),
-        no_cache,
-        prompts_dir: None,
-        check_endpoint: false,
-    }
-}
-
-async fn client(cfg: LlmConfig, store: &Arc<Mutex<Connection>>, no_cache: bool) -> LlmClient {
-    LlmClient::openai(cfg, store.clone(), opts(no_cache))
-        .await
-        .unwrap()
-}
-
-fn completion(content: &str) -> Value {
-    json!({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-    })
-}
-
-fn ok(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(completion(content))
-}
-
-fn reconstruct_req(instruction: &str) -> ReconstructRequest {
-    ReconstructRequest {
-        instruction: instruction.into(),
-        subtasks: vec![
-            NeutralSubtask {
-                id: "A".into(),
-                instruction: "Export the report as PDF".into(),
-            },
-            NeutralSubtask {
-                id: "B".into(),
-                instruction: "Compress the PDF".into(),
-            },
-        ],
-    }
 }
 
 #[derive(Clone, Default)]

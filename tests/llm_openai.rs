@@ -3,6 +3,9 @@
 //!
 //! Timeouts and backoffs are tiny so the suite runs in seconds.
 
+mod llm_support;
+
+use llm_support::*;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -16,14 +19,11 @@ use synth::llm::config::{Price, RoleModel};
 use synth::llm::record::{self, CallOutcome};
 use synth::llm::{
     model_check_api_docs, ActRequest, ApiKey, Backend, ClientOptions, CodeRequest, ControlInfo,
-    LanguageModel, LlmClient, LlmConfig, LlmError, NeutralSubtask, Outcome, ReconstructRequest,
-    ReplaySource, Role, StepStatus, CALL_RECORD_MIGRATION,
+    LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, ReplaySource, Role, StepStatus,
+    CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-const KEY: &str = "sk-test-SECRET-9f8e7d6c5b4a";
-const MODEL: &str = "gpt-test";
 
 fn cfg(base: &str) -> LlmConfig {
     let mut cfg = LlmConfig {
@@ -57,52 +57,6 @@ fn memory_store() -> Arc<Mutex<Connection>> {
     c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
     Arc::new(Mutex::new(c))
 }
-
-fn opts(no_cache: bool) -> ClientOptions {
-    ClientOptions {
-        run_id: "run-1".into(),
-        no_cache,
-        prompts_dir: None,
-        check_endpoint: false,
-    }
-}
-
-async fn client(cfg: LlmConfig, store: &Arc<Mutex<Connection>>, no_cache: bool) -> LlmClient {
-    LlmClient::openai(cfg, store.clone(), opts(no_cache))
-        .await
-        .unwrap()
-}
-
-fn completion(content: &str) -> Value {
-    json!({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-    })
-}
-
-fn ok(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(completion(content))
-}
-
-fn reconstruct_req(instruction: &str) -> ReconstructRequest {
-    ReconstructRequest {
-        instruction: instruction.into(),
-        subtasks: vec![
-            NeutralSubtask {
-                id: "A".into(),
-                instruction: "Export the report as PDF".into(),
-            },
-            NeutralSubtask {
-                id: "B".into(),
-                instruction: "Compress the PDF".into(),
-            },
-        ],
-    }
-}
-
-const GOOD_EDGES: &str = r#"{"edges": [["A", "B"]]}"#;
 
 fn chat() -> wiremock::MockBuilder {
     Mock::given(method("POST")).and(path("/v1/chat/completions"))
