@@ -13,7 +13,7 @@ pub mod vfs;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -158,14 +158,29 @@ pub struct DesktopState {
 }
 
 /// The simulated desktop.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SimDesktop {
     apps: Arc<Vec<LoadedApp>>,
     kinds: Arc<BTreeMap<String, KindSpec>>,
     initial: Arc<DesktopState>,
     state: DesktopState,
-    /// The control layout of the current state (refreshed after every step).
-    live: layout::Live,
+    /// The control layout of the current state, built when first asked for after
+    /// a change (a planner stepping many copies looks at few layouts).
+    live: OnceLock<layout::Live>,
+}
+
+impl Clone for SimDesktop {
+    /// Copies the state; the copy builds its layout again when asked (copies are
+    /// mostly made to be stepped, which changes the layout anyway).
+    fn clone(&self) -> SimDesktop {
+        SimDesktop {
+            apps: self.apps.clone(),
+            kinds: self.kinds.clone(),
+            initial: self.initial.clone(),
+            state: self.state.clone(),
+            live: OnceLock::new(),
+        }
+    }
 }
 
 /// Default system settings.
@@ -255,7 +270,7 @@ impl SimDesktop {
             kinds: Arc::new(kinds),
             initial,
             state,
-            live: layout::Live::default(),
+            live: OnceLock::new(),
         };
         desk.refresh();
         Ok(desk)
@@ -304,11 +319,21 @@ impl SimDesktop {
 
     /// The live layout (controls with their targets) of the current state.
     pub fn live(&self) -> &layout::Live {
-        &self.live
+        self.live
+            .get_or_init(|| layout::build(&self.state, &self.apps))
     }
 
     fn refresh(&mut self) {
-        self.live = layout::build(&self.state, &self.apps);
+        self.live = OnceLock::new();
+    }
+
+    /// Performs `action` like [`Environment::step`] without building the
+    /// observation; returns whether the action was valid.
+    pub fn step_quiet(&mut self, action: &Action) -> bool {
+        let (ok, feedback) = self.do_step(action);
+        self.state.feedback = Some(feedback);
+        self.refresh();
+        ok
     }
 
     fn app_index(&self, name: &str) -> Option<usize> {
@@ -350,7 +375,7 @@ impl SimDesktop {
     }
 
     fn do_step(&mut self, action: &Action) -> (bool, String) {
-        let found = self.live.resolve(action);
+        let found = self.live().resolve(action);
         match &action.call {
             ActionCall::ClickInput { button, double } => {
                 let Some(ix) = found else {
@@ -366,7 +391,7 @@ impl SimDesktop {
                     );
                     return (false, format!("No visible control {what}"));
                 };
-                let c = self.live.controls[ix].clone();
+                let c = self.live().controls[ix].clone();
                 self.log(
                     EventKind::Click {
                         button: button.clone(),
@@ -379,10 +404,10 @@ impl SimDesktop {
                 effects::click(&mut self.state, &self.apps, &c, button, *double)
             }
             ActionCall::WheelMouseInput { wheel_dist } => {
-                let ix = found.or_else(|| self.live.first_scrollable());
+                let ix = found.or_else(|| self.live().first_scrollable());
                 let (name, ty) = ix
                     .map(|i| {
-                        let c = &self.live.controls[i];
+                        let c = &self.live().controls[i];
                         (c.name.clone(), c.info.control_type.clone())
                     })
                     .unwrap_or_default();
@@ -394,8 +419,11 @@ impl SimDesktop {
                 );
                 match ix {
                     Some(i) => {
-                        let c = self.live.controls[i].clone();
-                        effects::scroll(&mut self.state, &self.live, &c, *wheel_dist)
+                        let c = self.live().controls[i].clone();
+                        let live = self
+                            .live
+                            .get_or_init(|| layout::build(&self.state, &self.apps));
+                        effects::scroll(&mut self.state, live, &c, *wheel_dist)
                     }
                     None => (false, "Nothing to scroll here".to_string()),
                 }
@@ -414,10 +442,10 @@ impl SimDesktop {
                     self.log(EventKind::Type { text }, &action.control_text, "", false);
                     return (false, format!("No visible control {what}"));
                 }
-                let target = found.or_else(|| self.live.focused(&self.state));
+                let target = found.or_else(|| self.live().focused(&self.state));
                 let (name, ty) = target
                     .map(|i| {
-                        let c = &self.live.controls[i];
+                        let c = &self.live().controls[i];
                         (c.name.clone(), c.info.control_type.clone())
                     })
                     .unwrap_or_default();
@@ -437,7 +465,7 @@ impl SimDesktop {
                         self.log(EventKind::Keys { keys: k.clone() }, &name, &ty, true);
                     }
                 }
-                let c = target.map(|i| self.live.controls[i].clone());
+                let c = target.map(|i| self.live().controls[i].clone());
                 effects::keyboard(&mut self.state, &self.apps, c.as_ref(), &tokens)
             }
         }
@@ -640,7 +668,7 @@ impl Environment for SimDesktop {
     }
 
     fn observe(&self) -> Observation {
-        self.live.observation(self.state.feedback.clone())
+        self.live().observation(self.state.feedback.clone())
     }
 
     fn step(&mut self, action: &Action) -> StepOutcome {
@@ -672,9 +700,9 @@ impl Probes for SimDesktop {
     }
 
     fn control_texts(&self) -> Vec<String> {
-        let mut out = vec![self.live.scene.title.clone()];
+        let mut out = vec![self.live().scene.title.clone()];
         out.extend(
-            self.live
+            self.live()
                 .controls
                 .iter()
                 .map(|c| c.info.control_text.clone()),
@@ -683,11 +711,11 @@ impl Probes for SimDesktop {
     }
 
     fn screen_texts(&self) -> Vec<String> {
-        self.live.scene.drawn_texts()
+        self.live().scene.drawn_texts()
     }
 
     fn window_titles(&self) -> Vec<String> {
-        self.live.window_titles.clone()
+        self.live().window_titles.clone()
     }
 }
 
