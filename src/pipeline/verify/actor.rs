@@ -7,9 +7,22 @@
 //! best-first search in the simulator towards a state where
 //!
 //! - every output resource of the instance holds,
-//! - every parameter value was used (typed, or clicked as a list item), and
+//! - every parameter value was used, and
 //! - every subgoal named by the feedback holds (a click on a control, a text typed,
 //!   a key pressed; see [`super::rounds::actor_feedback`] for the wording).
+//!
+//! "Used" depends on where the value may go ([`FieldRule`]): a value the
+//! instruction labels ("with subject 'X'") goes only into the Edit field of that
+//! label; a value naming an existing file goes into a path field or is picked from
+//! a list; a `<slot>_file` parameter is only clicked; other values may go into any
+//! field no labelled value claims. Values that only name an output are not
+//! required (the output holding is the goal); they only order the search.
+//!
+//! Values and feedback subgoals count only before the event that first makes the
+//! outputs hold (the cutoff): typing the subject after the mail was sent is no
+//! demonstration of sending it. Children that show an "Error" dialog, or that
+//! produce the outputs before every named event happened, are dropped. A plan that
+//! reaches the goal is then pruned of detours ([`prune`]).
 //!
 //! Moves are the visible controls of the subtask's application: clicks on buttons,
 //! menu items and relevant list items (named by a parameter or the instruction),
@@ -29,7 +42,7 @@ use std::sync::{Arc, Mutex};
 
 use super::contract::{start_state, Instance};
 use crate::env::sim::{vfs, Target};
-use crate::env::{Environment, EventKind, SimDesktop};
+use crate::env::{EventKind, SimDesktop};
 use crate::llm::{ActRequest, ActorStep, LlmError, OfflineRole, Outcome, StepStatus};
 use crate::model::{placeholders, Action, ActionCall, ParameterSet, Subtask};
 use crate::resources::Catalog;
@@ -227,7 +240,7 @@ impl OfflineActor {
             // Off the cached plan (another actor's history): plan from the replica.
             let mut replica = start_state(&self.base, &inst)?;
             for h in &req.history {
-                replica.step(&h.action);
+                replica.step_quiet(&h.action);
             }
             search(&replica, &inst, &goals, false).into_iter().next()
         };
@@ -282,15 +295,111 @@ impl OfflineRole<ActRequest> for OfflineActor {
 // ---------------------------------------------------------------------------
 // Search
 
+/// Where the value of one parameter may be typed, as the instruction tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FieldRule {
+    /// Only into the field the instruction names before the value ("with To
+    /// '...'"), and the value counts as used only when typed there.
+    Only(String),
+    /// An existing file or folder: into a field for paths ("File name", "File
+    /// path"), or picked in a list.
+    PathField,
+    /// The shown name of a file to pick in a list: clicked, never typed.
+    Never,
+    /// Any field that no other value is named for.
+    Free,
+}
+
+/// One parameter value of the instance.
+#[derive(Debug, Clone)]
+struct Value {
+    text: String,
+    /// Its base name (the file name of a path).
+    base: String,
+    rule: FieldRule,
+    /// Must the plan use it? Values that only name an output are judged by the
+    /// output holding, not by being typed.
+    required: bool,
+}
+
 /// The goals of one search and how far a desktop is from them.
 struct Goal<'a> {
     inst: &'a Instance,
     goals: &'a Subgoals,
-    /// Parameter values that must be used, with their base names.
-    values: Vec<(String, String)>,
+    values: Vec<Value>,
+    /// Field texts some value is named for (no other value goes there).
+    claimed: Vec<String>,
     instruction: String,
     /// The subtask's application and any other application the instruction names.
     apps: Vec<String>,
+}
+
+/// Does the Edit with text `field` hold paths?
+fn is_path_field(field: &str) -> bool {
+    let f = field.to_lowercase();
+    f.contains("file") || f.contains("path")
+}
+
+/// The field the instruction names right before `'value'` ("with To 'x'"), among
+/// the `fields` of the application.
+fn labelled_field(instruction: &str, value: &str, fields: &[String]) -> Option<String> {
+    let quoted = format!("'{value}'");
+    let lower = instruction.to_lowercase();
+    instruction.match_indices(&quoted).find_map(|(i, _)| {
+        let before = lower[..i].trim_end();
+        fields
+            .iter()
+            .filter(|f| {
+                let f = f.to_lowercase();
+                let Some(head) = before.strip_suffix(f.as_str()) else {
+                    return false;
+                };
+                // "with To 'x'", "and Body 'y'": a field named as a field, not a
+                // word of the sentence ("send the e-mail 'x'").
+                let head = head.trim_end();
+                head.len() < before.len() - f.len()
+                    && (head.ends_with(" with") || head.ends_with(" and") || head.ends_with(','))
+            })
+            .max_by_key(|f| f.len())
+            .cloned()
+    })
+}
+
+/// The values of `inst` with where each may be typed (see [`FieldRule`]).
+fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for (name, v) in &inst.params {
+        if v.trim().is_empty() || out.iter().any(|x| &x.text == v) {
+            continue;
+        }
+        let is_input = inst
+            .inputs
+            .iter()
+            .any(|r| r.parameter.as_deref() == Some(v.as_str()));
+        let is_output = inst
+            .outputs
+            .iter()
+            .any(|r| r.parameter.as_deref() == Some(v.as_str()));
+        let shown_name = name
+            .strip_suffix("_file")
+            .is_some_and(|slot| inst.params.contains_key(slot));
+        let rule = if shown_name {
+            FieldRule::Never
+        } else if let Some(f) = labelled_field(&inst.instruction, v, fields) {
+            FieldRule::Only(f)
+        } else if is_input && (v.starts_with('/') || v.starts_with('~')) {
+            FieldRule::PathField
+        } else {
+            FieldRule::Free
+        };
+        out.push(Value {
+            text: v.clone(),
+            base: vfs::base_name(v).to_string(),
+            rule,
+            required: !is_output || is_input,
+        });
+    }
+    out
 }
 
 fn same(a: &str, b: &str) -> bool {
@@ -299,12 +408,22 @@ fn same(a: &str, b: &str) -> bool {
         .eq_ignore_ascii_case(b.trim().trim_end_matches('/'))
 }
 
-/// Was the value `v` (or its base name) typed, or clicked as a control?
-fn value_used(events: &[crate::env::Event], v: &str, base: &str) -> bool {
+/// Was the value typed where its rule allows, or clicked as a control?
+fn value_used(events: &[crate::env::Event], v: &Value) -> bool {
     events.iter().any(|e| match &e.kind {
-        EventKind::Type { text } => text.contains(v) || text.contains(base),
+        EventKind::Type { text } => match &v.rule {
+            FieldRule::Only(f) => text.contains(v.text.as_str()) && same(&e.control_text, f),
+            FieldRule::Never => false,
+            FieldRule::PathField => {
+                is_path_field(&e.control_text)
+                    && (text.contains(v.text.as_str()) || text.contains(v.base.as_str()))
+            }
+            FieldRule::Free => text.contains(v.text.as_str()) || text.contains(v.base.as_str()),
+        },
         EventKind::Click { .. } => {
-            e.hit && (same(&e.control_text, v) || same(&e.control_text, base))
+            !matches!(v.rule, FieldRule::Only(_))
+                && e.hit
+                && (same(&e.control_text, &v.text) || same(&e.control_text, &v.base))
         }
         _ => false,
     })
@@ -312,8 +431,45 @@ fn value_used(events: &[crate::env::Event], v: &str, base: &str) -> bool {
 
 impl Goal<'_> {
     /// Unmet goals, weighted, and a bit set of met event goals (for deduplication).
-    fn distance(&self, desk: &SimDesktop) -> (usize, u64) {
-        let events = &desk.state().events;
+    /// Do all the outputs hold (false for a subtask without outputs)?
+    fn outputs_hold(&self, desk: &SimDesktop) -> bool {
+        !self.inst.outputs.is_empty() && self.inst.outputs.iter().all(|r| desk.holds(r))
+    }
+
+    /// How many values that are not required were not used in the first
+    /// `cutoff` events.
+    fn optional_unused(&self, desk: &SimDesktop, cutoff: Option<usize>) -> usize {
+        let all = &desk.state().events;
+        let events = &all[..cutoff.unwrap_or(all.len()).min(all.len())];
+        self.values
+            .iter()
+            .filter(|v| !v.required && v.rule != FieldRule::Never && !value_used(events, v))
+            .count()
+    }
+
+    /// Were the required values used, and the feedback's subgoals met, in the
+    /// first `cutoff` events?
+    fn event_goals_met(&self, desk: &SimDesktop, cutoff: Option<usize>) -> bool {
+        // The outputs hold at a cutoff; what is left is event goals and the
+        // active window (which later steps can still change).
+        let (d, _) = self.distance(desk, cutoff);
+        d == usize::from(!self.in_own_app(desk))
+    }
+
+    /// Is the active window one of the instruction's applications?
+    fn in_own_app(&self, desk: &SimDesktop) -> bool {
+        desk.state()
+            .active
+            .and_then(|i| desk.state().windows.get(i))
+            .is_some_and(|w| self.apps.iter().any(|x| x == &w.app))
+    }
+
+    /// Unmet goals of `desk`, weighted, and a bit set of the met ones (for
+    /// deduplication). Values count as used only in the first `cutoff` events: a
+    /// value typed after the outputs were made did not go into them.
+    fn distance(&self, desk: &SimDesktop, cutoff: Option<usize>) -> (usize, u64) {
+        let all = &desk.state().events;
+        let events = &all[..cutoff.unwrap_or(all.len()).min(all.len())];
         let mut d = 0;
         let mut bits = 0u64;
         let mut bit = 0;
@@ -328,8 +484,8 @@ impl Goal<'_> {
         for r in &self.inst.outputs {
             mark(desk.holds(r), 4, &mut d);
         }
-        for (v, base) in &self.values {
-            mark(value_used(events, v, base), 1, &mut d);
+        for v in self.values.iter().filter(|v| v.required) {
+            mark(value_used(events, v), 1, &mut d);
         }
         for c in &self.goals.clicks {
             let met = events.iter().any(|e| {
@@ -350,12 +506,7 @@ impl Goal<'_> {
                 .any(|e| matches!(&e.kind, EventKind::Keys { keys } if *keys == want));
             mark(met, 2, &mut d);
         }
-        let active_app = desk
-            .state()
-            .active
-            .and_then(|i| desk.state().windows.get(i))
-            .map(|w| w.app.as_str());
-        if !active_app.is_some_and(|a| self.apps.iter().any(|x| x == a)) {
+        if !self.in_own_app(desk) {
             d += 1;
         }
         (d, bits)
@@ -368,7 +519,10 @@ impl Goal<'_> {
             return false;
         }
         (t.chars().count() >= 3 && self.instruction.contains(&t))
-            || self.values.iter().any(|(v, b)| same(v, &t) || same(b, &t))
+            || self
+                .values
+                .iter()
+                .any(|v| same(&v.text, &t) || same(&v.base, &t))
             || self.goals.clicks.iter().any(|c| same(c, &t))
     }
 
@@ -379,7 +533,7 @@ impl Goal<'_> {
             && self
                 .values
                 .iter()
-                .any(|(v, _)| v.starts_with(&format!("{p}/")) || v == p)
+                .any(|v| v.text.starts_with(&format!("{p}/")) || v.text == p)
     }
 }
 
@@ -466,12 +620,27 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
         (Some(w), Some(a)) => a.spec.screens.get(&w.screen),
         _ => None,
     };
-    let mut typeables: Vec<String> = goal.values.iter().map(|(v, _)| v.clone()).collect();
-    for t in &goal.goals.typed {
-        if !typeables.contains(t) {
-            typeables.push(t.clone());
+    // The texts that may be typed into the field with this text.
+    let typeables = |field: &str| -> Vec<String> {
+        let mut out: Vec<String> = goal
+            .values
+            .iter()
+            .filter(|v| match &v.rule {
+                FieldRule::Only(f) => same(f, field),
+                FieldRule::PathField => is_path_field(field),
+                FieldRule::Never => false,
+                FieldRule::Free => !goal.claimed.iter().any(|c| same(c, field)),
+            })
+            .map(|v| v.text.clone())
+            .collect();
+        // A text the feedback asks for that is a value goes where the value goes.
+        for t in &goal.goals.typed {
+            if !out.contains(t) && !goal.values.iter().any(|v| &v.text == t) {
+                out.push(t.clone());
+            }
         }
-    }
+        out
+    };
     let fields = active.map(|w| &w.fields);
     for c in &desk.live().controls {
         let info = &c.info;
@@ -513,9 +682,12 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
                 },
             )),
             Target::Item { path, .. } => {
-                let rel = goal.relevant(text)
-                    || goal.relevant(&c.name)
-                    || path.as_deref().is_some_and(|p| goal.on_value_path(p));
+                // A file or folder is picked by where it is, not by its name (a
+                // same-named file elsewhere is not the one asked for).
+                let rel = match path.as_deref() {
+                    Some(p) => goal.on_value_path(p),
+                    None => goal.relevant(text) || goal.relevant(&c.name),
+                };
                 if rel {
                     out.push((
                         1,
@@ -544,7 +716,7 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
                 match spec.control_type {
                     T::Edit | T::ComboBox | T::Document => {
                         let field = spec.field_name();
-                        for v in &typeables {
+                        for v in &typeables(&spec.text) {
                             if fields
                                 .and_then(|f| f.get(&field))
                                 .is_some_and(|cur| cur == v)
@@ -553,20 +725,28 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
                             }
                             let keys = literal_keys(v);
                             // A field that acts on Enter gets the value with Enter
-                            // (one step instead of typing and clicking).
-                            let (keys, thought) = if spec.enter.is_empty() {
-                                (keys, format!("Type '{v}' into '{text}'."))
-                            } else {
-                                (
-                                    format!("{keys}{{ENTER}}"),
-                                    format!("Type '{v}' into '{text}' and press Enter."),
-                                )
-                            };
+                            // (one step instead of typing and clicking), or
+                            // without, for the button that does the same.
+                            if !spec.enter.is_empty() {
+                                out.push((
+                                    1,
+                                    PlannedStep {
+                                        action: type_into(
+                                            &info.label,
+                                            text,
+                                            &format!("{keys}{{ENTER}}"),
+                                        ),
+                                        thought: format!(
+                                            "Type '{v}' into '{text}' and press Enter."
+                                        ),
+                                    },
+                                ));
+                            }
                             out.push((
-                                1,
+                                if spec.enter.is_empty() { 1 } else { 2 },
                                 PlannedStep {
                                     action: type_into(&info.label, text, &keys),
-                                    thought,
+                                    thought: format!("Type '{v}' into '{text}'."),
                                 },
                             ));
                         }
@@ -580,7 +760,31 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
                             ));
                         }
                     }
-                    T::Text | T::List => {}
+                    T::List => {
+                        // A list with rows below the visible ones scrolls down.
+                        let more_below = desk
+                            .live()
+                            .scene
+                            .controls
+                            .iter()
+                            .find(|s| s.label == info.label)
+                            .and_then(|s| s.scroll)
+                            .is_some_and(|(first, total, rows)| first + rows < total);
+                        if more_below {
+                            out.push((
+                                2,
+                                PlannedStep {
+                                    action: Action {
+                                        call: ActionCall::WheelMouseInput { wheel_dist: 1 },
+                                        control_label: Some(info.label.clone()),
+                                        control_text: text.to_string(),
+                                    },
+                                    thought: format!("Scroll '{text}' down to see the rows below."),
+                                },
+                            ));
+                        }
+                    }
+                    T::Text => {}
                     _ => out.push((
                         cost,
                         PlannedStep {
@@ -622,8 +826,36 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
     out
 }
 
-/// A search node: (parent, the step that led here, depth).
-type ArenaNode = (Option<usize>, Option<PlannedStep>, usize);
+/// A search node.
+struct ArenaNode {
+    parent: Option<usize>,
+    /// The step that led here (None at the root).
+    step: Option<PlannedStep>,
+    depth: usize,
+    /// Events when the outputs first held on the way here (see
+    /// [`Goal::distance`]).
+    cutoff: Option<usize>,
+}
+
+/// Does a message box report an error? Plans never take a step that fails.
+fn shows_error(desk: &SimDesktop) -> bool {
+    desk.state()
+        .windows
+        .iter()
+        .any(|w| w.dialog.as_ref().is_some_and(|d| d.title == "Error"))
+}
+
+/// The cutoff after a step from a desk where the outputs held (`held_before`) or
+/// not: set when the step made them hold.
+fn next_cutoff(
+    goal: &Goal<'_>,
+    cutoff: Option<usize>,
+    held_before: bool,
+    after: &SimDesktop,
+) -> Option<usize> {
+    cutoff
+        .or_else(|| (!held_before && goal.outputs_hold(after)).then(|| after.state().events.len()))
+}
 
 /// Does `text` name the application `app` as a whole word?
 fn mentions(text: &str, app: &str) -> bool {
@@ -642,13 +874,31 @@ pub fn search(
     goals: &Subgoals,
     show_desktop: bool,
 ) -> Vec<PlannedStep> {
-    let mut values: Vec<(String, String)> = inst
-        .params
-        .values()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| (v.clone(), vfs::base_name(v).to_string()))
+    let fields: Vec<String> = start
+        .app(&inst.application)
+        .map(|a| {
+            use crate::env::spec::ControlType as T;
+            let mut f: Vec<String> = a
+                .spec
+                .screens
+                .values()
+                .flat_map(|s| s.controls.iter().map(|c| c.get_ref()))
+                .filter(|c| matches!(c.control_type, T::Edit | T::ComboBox | T::Document))
+                .map(|c| c.text.clone())
+                .collect();
+            f.sort();
+            f.dedup();
+            f
+        })
+        .unwrap_or_default();
+    let values = values_of(inst, &fields);
+    let claimed: Vec<String> = values
+        .iter()
+        .filter_map(|v| match &v.rule {
+            FieldRule::Only(f) => Some(f.clone()),
+            _ => None,
+        })
         .collect();
-    values.dedup();
     let mut apps = vec![inst.application.clone()];
     for a in start.apps() {
         let name = &a.spec.name;
@@ -672,6 +922,7 @@ pub fn search(
         inst,
         goals,
         values,
+        claimed,
         instruction: inst.instruction.to_lowercase(),
         apps,
     };
@@ -689,13 +940,18 @@ pub fn search(
                 thought: "Show the desktop first, so the application is started from the launcher."
                     .into(),
             };
-            root.step(&step.action);
+            root.step_quiet(&step.action);
             prefix.push(step);
         }
     }
-    // Arena of (parent, step); the frontier holds (priority, node).
-    let mut arena: Vec<ArenaNode> = vec![(None, None, 0)];
-    let (d0, bits0) = goal.distance(&root);
+    // The frontier holds (distance, cost, node).
+    let mut arena: Vec<ArenaNode> = vec![ArenaNode {
+        parent: None,
+        step: None,
+        depth: 0,
+        cutoff: None,
+    }];
+    let (d0, bits0) = goal.distance(&root, None);
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(state_key(&root, bits0));
     let mut heap: BinaryHeap<std::cmp::Reverse<(usize, u32, usize)>> = BinaryHeap::new();
@@ -703,7 +959,12 @@ pub fn search(
     let mut best = (d0, 0usize, 0usize);
     let path_of = |arena: &[ArenaNode], mut i: usize| {
         let mut steps = Vec::new();
-        while let (Some(p), Some(s), _) = &arena[i] {
+        while let ArenaNode {
+            parent: Some(p),
+            step: Some(s),
+            ..
+        } = &arena[i]
+        {
             steps.push(s.clone());
             i = *p;
         }
@@ -711,43 +972,106 @@ pub fn search(
         steps
     };
     let mut expansions = 0;
-    while let Some(std::cmp::Reverse((d, g, node))) = heap.pop() {
-        if d == 0 {
-            best = (0, arena[node].2, node);
+    'search: while let Some(std::cmp::Reverse((_, g, node))) = heap.pop() {
+        if best.0 == 0 {
             break;
         }
         if expansions >= BUDGET {
             break;
         }
         expansions += 1;
-        let depth = arena[node].2;
+        let depth = arena[node].depth;
+        let cutoff = arena[node].cutoff;
         if depth >= MAX_DEPTH {
             continue;
         }
         let mut desk = root.clone();
         for s in path_of(&arena, node) {
-            desk.step(&s.action);
+            desk.step_quiet(&s.action);
         }
+        let held = goal.outputs_hold(&desk);
         for (cost, step) in moves(&desk, &goal) {
             let mut child = desk.clone();
-            let outcome = child.step(&step.action);
-            if !outcome.ok {
+            if !child.step_quiet(&step.action) || shows_error(&child) {
                 continue;
             }
-            let (cd, bits) = goal.distance(&child);
+            let child_cutoff = next_cutoff(&goal, cutoff, held, &child);
+            if cutoff.is_none()
+                && child_cutoff.is_some()
+                && !goal.event_goals_met(&child, child_cutoff)
+            {
+                // The outputs were made before every value went into them (or
+                // before the steps the feedback asks for): no continuation can
+                // mend that.
+                continue;
+            }
+            let (cd, bits) = goal.distance(&child, child_cutoff);
             if !seen.insert(state_key(&child, bits)) {
                 continue;
             }
-            arena.push((Some(node), Some(step), depth + 1));
+            arena.push(ArenaNode {
+                parent: Some(node),
+                step: Some(step),
+                depth: depth + 1,
+                cutoff: child_cutoff,
+            });
             let id = arena.len() - 1;
             if (cd, depth + 1) < (best.0, best.1) {
                 best = (cd, depth + 1, id);
             }
-            heap.push(std::cmp::Reverse((cd, g + cost, id)));
+            if cd == 0 {
+                break 'search;
+            }
+            // Values that only name an output need not be typed (the output
+            // holding is the goal), but typing them where they may go usually
+            // is the way there: they guide the order, not the goal test.
+            let h = cd + goal.optional_unused(&child, child_cutoff);
+            heap.push(std::cmp::Reverse((h, g + cost, id)));
         }
     }
-    prefix.extend(path_of(&arena, best.2));
+    let plan = path_of(&arena, best.2);
+    prefix.extend(if best.0 == 0 {
+        prune(&root, &goal, plan)
+    } else {
+        plan
+    });
     prefix
+}
+
+/// Longest run of steps [`prune`] tries to drop at once (a detour such as
+/// "Compose, then Discard" goes only as a pair).
+const PRUNE_RUN: usize = 3;
+
+/// Drops detours from a plan that reaches the goal: runs of up to [`PRUNE_RUN`]
+/// steps whose removal keeps every remaining step valid and the goal reached,
+/// longest runs first, until no run can go. Best-first search finds a plan, not
+/// the shortest one, and a demonstration should not wander.
+fn prune(root: &SimDesktop, goal: &Goal<'_>, mut steps: Vec<PlannedStep>) -> Vec<PlannedStep> {
+    let reaches = |steps: &[PlannedStep]| {
+        let mut desk = root.clone();
+        let mut cutoff = None;
+        for s in steps {
+            let held = goal.outputs_hold(&desk);
+            if !desk.step_quiet(&s.action) || shows_error(&desk) {
+                return false;
+            }
+            cutoff = next_cutoff(goal, cutoff, held, &desk);
+        }
+        goal.distance(&desk, cutoff).0 == 0
+    };
+    'again: loop {
+        for run in (1..=PRUNE_RUN.min(steps.len())).rev() {
+            for i in 0..=steps.len() - run {
+                let mut shorter = steps.clone();
+                shorter.drain(i..i + run);
+                if reaches(&shorter) {
+                    steps = shorter;
+                    continue 'again;
+                }
+            }
+        }
+        return steps;
+    }
 }
 
 #[cfg(test)]
