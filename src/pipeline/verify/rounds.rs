@@ -260,6 +260,7 @@ impl UnitContext<'_> {
             Err(reason) => return Ok((unverifiable(inst, reason), Vec::new())),
         };
         let mut actor_fb: Option<String> = None;
+        let mut actor_notes: Vec<String> = Vec::new();
         let mut coder_fb: Option<String> = None;
         let mut records = Vec::new();
         let mut reasons = Vec::new();
@@ -324,10 +325,22 @@ impl UnitContext<'_> {
                 let missing = missing_outputs(&ep.desk, &inst);
                 rec.missing_outputs = missing.iter().map(|r| r.to_string()).collect();
                 if !result.success {
-                    let failing = &checks[result.passed.min(checks.len() - 1)];
                     problems.push(format!("check failed: {}", result.message));
                     if next_actor.is_none() {
-                        next_actor = Some(actor_feedback(failing, &inst.params));
+                        // Every failing check, and those of earlier rounds: a fix
+                        // for one must not undo the fix for another.
+                        for c in checks {
+                            let one = crate::env::evaluate(
+                                std::slice::from_ref(c),
+                                &inst.params,
+                                ep.desk.probes(),
+                            );
+                            let note = actor_feedback(c, &inst.params);
+                            if !one.success && !actor_notes.contains(&note) {
+                                actor_notes.push(note);
+                            }
+                        }
+                        next_actor = Some(actor_notes.join("\n"));
                     }
                     next_coder = Some(coder_evidence(checks, &inst.params, &ep.desk, &ep.seen));
                 } else if !missing.is_empty() && problems.is_empty() {
