@@ -131,6 +131,15 @@ impl OfflineCoder {
                         _ => {}
                     }
                 }
+                // Every control the path clicks (the dialog it opens, the option
+                // it sets, the producer): a subtask that differs from another by
+                // one option is told apart by that click.
+                for c in plan.clicked.iter().filter(|c| **c != plan.producer) {
+                    push(
+                        CheckCall::CheckMouseClicks { text: c.clone() },
+                        format!("'{c}' was not clicked"),
+                    );
+                }
                 push(
                     CheckCall::CheckMouseClicks {
                         text: plan.producer.clone(),
