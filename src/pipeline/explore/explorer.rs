@@ -255,6 +255,7 @@ impl OfflineExplorer {
                 };
                 values.insert(s.name.clone(), v);
             }
+            disambiguate_free_texts(plan, &mut values, hs + i);
             let after = match paths::execute(base, plan, &values) {
                 Ok(a) => a,
                 Err(e) => {
@@ -708,13 +709,69 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
     )
 }
 
+/// Phrases for a free-text field whose usual value would contain another value
+/// of the same parameter set (or be contained in one).
+const PLAIN_TEXTS: &[&str] = &[
+    "Please see the attached file",
+    "Notes from this morning",
+    "Ready for review",
+    "Shared for the weekly sync",
+    "As discussed yesterday",
+];
+
+/// Whether one text holds the other, ignoring case.
+fn overlaps(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    a.contains(&b) || b.contains(&a)
+}
+
+/// Rewords free-text values that contain another value of the set or are
+/// contained in one: a body "Contact list draft" beside the subject "Contact
+/// list" would let a check that the subject was typed pass on the body alone.
+fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usize) {
+    for s in &plan.slots {
+        let SlotRole::Text { field } = &s.role else {
+            continue;
+        };
+        if specific_text(field, "", 0).is_some() {
+            continue;
+        }
+        let clashes = |t: &str| {
+            values
+                .iter()
+                .any(|(k, v)| k != &s.name && !v.is_empty() && overlaps(v, t))
+        };
+        let Some(current) = values.get(&s.name) else {
+            continue;
+        };
+        if !clashes(current) {
+            continue;
+        }
+        let replacement = (0..PLAIN_TEXTS.len())
+            .map(|k| PLAIN_TEXTS[(i + k) % PLAIN_TEXTS.len()])
+            .find(|t| !clashes(t));
+        if let Some(t) = replacement {
+            values.insert(s.name.clone(), t.to_string());
+        }
+    }
+}
+
 /// A value for a free-text field, by what the field's name says it holds.
 fn text_value(field: &str, stem: &str, i: usize) -> String {
+    specific_text(field, stem, i).unwrap_or_else(|| {
+        let pick = ["draft", "summary", "update", "overview"][i % 4];
+        format!("{} {pick}", words_of(stem))
+    })
+}
+
+/// The value of a field whose name says what it holds (a date, an amount, a
+/// name...); `None` for free text.
+fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     let words = words_of(stem);
     let f = field.to_ascii_lowercase();
-    let pick = |xs: &[&str]| xs[i % xs.len()].to_string();
+    let pick = |xs: &[&str]| Some(xs[i % xs.len()].to_string());
     if f.contains("date") || f == "due" {
-        return format!("2026-12-{:02}", 1 + (i % 97 * 7 + stem.len()) % 28);
+        return Some(format!("2026-12-{:02}", 1 + (i % 97 * 7 + stem.len()) % 28));
     }
     if f.contains("time") && !f.contains("title") {
         return pick(&["09:30", "14:00", "16:45", "11:15"]);
@@ -732,10 +789,8 @@ fn text_value(field: &str, stem: &str, i: usize) -> String {
         return pick(&["125+37", "48*3", "1200/4", "19.5*4"]);
     }
     if f == "command" {
-        return format!(
-            "echo {words} > ~/Documents/{stem}_{}.txt",
-            pick(&["log", "notes", "list", "memo"])
-        );
+        let name = ["log", "notes", "list", "memo"][i % 4];
+        return Some(format!("echo {words} > ~/Documents/{stem}_{name}.txt"));
     }
     if f == "start" {
         return pick(&["5", "3", "10"]);
@@ -750,15 +805,12 @@ fn text_value(field: &str, stem: &str, i: usize) -> String {
         return pick(&["Room 2", "Cafe Lisboa", "Online"]);
     }
     if f.contains("name") {
-        return stem.to_string();
+        return Some(stem.to_string());
     }
     if f.contains("ingredients") {
-        return format!("ingredients for {}", words.to_lowercase());
+        return Some(format!("ingredients for {}", words.to_lowercase()));
     }
-    format!(
-        "{words} {}",
-        pick(&["draft", "summary", "update", "overview"])
-    )
+    None
 }
 
 /// Stems for subtasks without an input.
@@ -793,5 +845,61 @@ mod tests {
             output_record("todo_item", "meeting_notes", 0, &taken),
             "Follow up on Meeting notes"
         );
+    }
+
+    #[test]
+    fn free_texts_do_not_hold_other_values() {
+        let slot = |name: &str, role: SlotRole| paths::Slot {
+            name: name.into(),
+            role,
+            label: name.into(),
+        };
+        let plan = paths::Plan {
+            app: "Mail".into(),
+            steps: Vec::new(),
+            slots: vec![
+                slot(
+                    "email_sent",
+                    SlotRole::OutputRecord {
+                        kind: "email_sent".into(),
+                    },
+                ),
+                slot(
+                    "body",
+                    SlotRole::Text {
+                        field: "Body".into(),
+                    },
+                ),
+                slot(
+                    "due",
+                    SlotRole::Text {
+                        field: "Due".into(),
+                    },
+                ),
+            ],
+            phrases: Vec::new(),
+            clicked: Vec::new(),
+            producer: "Send".into(),
+            produces: Vec::new(),
+            screen: "compose".into(),
+            reads: Vec::new(),
+        };
+        let mut values = ParameterSet::new();
+        values.insert("email_sent".into(), "Contact list".into());
+        values.insert("body".into(), text_value("Body", "contact_list", 0));
+        values.insert("due".into(), "2026-12-05".into());
+        assert_eq!(values["body"], "Contact list draft");
+        disambiguate_free_texts(&plan, &mut values, 0);
+        assert!(
+            !overlaps(&values["body"], "Contact list"),
+            "{}",
+            values["body"]
+        );
+        assert_eq!(values["email_sent"], "Contact list");
+        assert_eq!(values["due"], "2026-12-05");
+        // A body that holds no other value keeps its wording.
+        values.insert("body".into(), "Weekly review summary".into());
+        disambiguate_free_texts(&plan, &mut values, 0);
+        assert_eq!(values["body"], "Weekly review summary");
     }
 }
