@@ -908,6 +908,14 @@ pub fn search(
         // A name inside a longer application name ("Notes" in "Sticky Notes")
         // names the longer application, not this one.
         let mut rest = inst.instruction.clone();
+        // A name inside a parameter value ("Notes from this morning") is text
+        // to type, not an application to visit; a value that is exactly the
+        // name still names it.
+        for v in inst.params.values() {
+            if v != name && !v.trim().is_empty() {
+                rest = rest.replace(v.as_str(), " ");
+            }
+        }
         for b in start.apps() {
             let longer = &b.spec.name;
             if longer.len() > name.len() && longer.contains(name.as_str()) {
