@@ -624,3 +624,41 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
     };
     assert_eq!(units(&store), units(&replayed));
 }
+
+#[test]
+fn offline_actor_does_not_visit_an_application_named_inside_a_value() {
+    // A mail body that names another application ("Notes from this morning")
+    // is text to type, not a place to go: the plan stays in Mail and sends.
+    let path = repo().join("subtask_pool").join("pool.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut mail = parse_pool(&path, &text, &catalog())
+        .unwrap()
+        .into_iter()
+        .find(|s| {
+            s.application == "Mail"
+                && s.instruction_template.contains("Body '{body}'")
+                && s.instruction_template.contains("send the e-mail")
+        })
+        .expect("a Mail subtask that sends a mail with a body");
+    mail.available_parameters.truncate(1);
+    mail.available_parameters[0].insert("body".into(), "Notes from this morning".into());
+    let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
+    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![mail.clone()]);
+    let instruction = mail.instruction(0).unwrap();
+    let inst = actor
+        .recognise(&instruction)
+        .expect("the instruction is recognised");
+    let plan = actor
+        .plan(&inst, &verify::actor::Subgoals::default())
+        .unwrap();
+    let clicked: Vec<&str> = plan
+        .iter()
+        .map(|s| s.action.control_text.as_str())
+        .collect();
+    assert!(!clicked.contains(&"Notes"), "{instruction}: {clicked:?}");
+    assert_eq!(clicked.last(), Some(&"Send"), "{instruction}: {clicked:?}");
+    assert!(plan.iter().any(|s| s.action.call
+        == synth::model::ActionCall::KeyboardInput {
+            keys: "Notes from this morning".into()
+        }));
+}
