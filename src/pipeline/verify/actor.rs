@@ -648,8 +648,12 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
         let cost = if goal.relevant(text) { 1 } else { 3 };
         match &c.target {
             Target::Launch(i) => {
+                // Only the subtask's own application is launched from the desktop:
+                // another one the instruction names is reached by the subtask's
+                // own effects ("edit the picture in Image Editor"), and a name can
+                // also be a value ("set default browser to Browser").
                 let name = desk.apps().get(*i).map(|a| a.spec.name.as_str());
-                if name.is_some_and(|n| goal.apps.iter().any(|a| a == n)) {
+                if name == Some(goal.inst.application.as_str()) {
                     out.push((
                         1,
                         PlannedStep {
