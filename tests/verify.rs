@@ -662,3 +662,36 @@ fn offline_actor_does_not_visit_an_application_named_inside_a_value() {
             keys: "Notes from this morning".into()
         }));
 }
+
+#[test]
+fn offline_actor_launches_only_the_subtasks_own_application() {
+    // "set default browser to Browser" names the Browser application, but the
+    // subtask is done in Settings: launching Browser from the desktop is no way
+    // there.
+    let path = repo().join("subtask_pool").join("pool.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let settings = parse_pool(&path, &text, &catalog())
+        .unwrap()
+        .into_iter()
+        .find(|s| {
+            s.instruction_template
+                .contains("set default browser to Browser")
+        })
+        .expect("the Settings subtask that sets the default browser");
+    let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
+    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![settings.clone()]);
+    let instruction = settings.instruction(0).unwrap();
+    let inst = actor.recognise(&instruction).unwrap();
+    let plan = actor
+        .plan(&inst, &verify::actor::Subgoals::default())
+        .unwrap();
+    let clicked: Vec<&str> = plan
+        .iter()
+        .map(|s| s.action.control_text.as_str())
+        .collect();
+    assert_eq!(
+        clicked,
+        ["Start", "Settings", "Apps", "Default browser: Browser"],
+        "{instruction}"
+    );
+}
