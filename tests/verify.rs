@@ -25,19 +25,35 @@ fn catalog() -> Catalog {
 /// The hand-written pool (optionally only the subtasks `keep` accepts), stored as
 /// proposed.
 fn propose_pool(store: &Store, keep: impl Fn(&Subtask) -> bool) -> Vec<Subtask> {
-    let path = repo().join("subtask_pool").join("pool.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let pool: Vec<Subtask> = parse_pool(&path, &text, &catalog())
-        .unwrap()
-        .into_iter()
-        .filter(|s| keep(s))
-        .collect();
+    let pool: Vec<Subtask> = committed_pool().into_iter().filter(|s| keep(s)).collect();
     for s in &pool {
         store
             .put_subtask(s, SubtaskStatus::Proposed, None, None)
             .unwrap();
     }
     pool
+}
+
+/// The committed pool, `subtask_pool/pool.jsonl`.
+fn committed_pool() -> Vec<Subtask> {
+    let path = repo().join("subtask_pool").join("pool.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    parse_pool(&path, &text, &catalog()).unwrap()
+}
+
+/// The offline actor's plan for the first parameter set of `subtask`, with its
+/// instruction.
+fn offline_plan(subtask: &Subtask) -> (String, Vec<verify::actor::PlannedStep>) {
+    let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
+    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![subtask.clone()]);
+    let instruction = subtask.instruction(0).unwrap();
+    let inst = actor
+        .recognise(&instruction)
+        .expect("the instruction is recognised");
+    let plan = actor
+        .plan(&inst, &verify::actor::Subgoals::default())
+        .unwrap();
+    (instruction, plan.to_vec())
 }
 
 fn run_verify(store: &Store, args: &VerifyArgs, roles: OfflineRoles, jobs: usize) -> VerifyReport {
@@ -629,10 +645,7 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
 fn offline_actor_does_not_visit_an_application_named_inside_a_value() {
     // A mail body that names another application ("Notes from this morning")
     // is text to type, not a place to go: the plan stays in Mail and sends.
-    let path = repo().join("subtask_pool").join("pool.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut mail = parse_pool(&path, &text, &catalog())
-        .unwrap()
+    let mut mail = committed_pool()
         .into_iter()
         .find(|s| {
             s.application == "Mail"
@@ -642,15 +655,7 @@ fn offline_actor_does_not_visit_an_application_named_inside_a_value() {
         .expect("a Mail subtask that sends a mail with a body");
     mail.available_parameters.truncate(1);
     mail.available_parameters[0].insert("body".into(), "Notes from this morning".into());
-    let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
-    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![mail.clone()]);
-    let instruction = mail.instruction(0).unwrap();
-    let inst = actor
-        .recognise(&instruction)
-        .expect("the instruction is recognised");
-    let plan = actor
-        .plan(&inst, &verify::actor::Subgoals::default())
-        .unwrap();
+    let (instruction, plan) = offline_plan(&mail);
     let clicked: Vec<&str> = plan
         .iter()
         .map(|s| s.action.control_text.as_str())
@@ -668,23 +673,14 @@ fn offline_actor_launches_only_the_subtasks_own_application() {
     // "set default browser to Browser" names the Browser application, but the
     // subtask is done in Settings: launching Browser from the desktop is no way
     // there.
-    let path = repo().join("subtask_pool").join("pool.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let settings = parse_pool(&path, &text, &catalog())
-        .unwrap()
+    let settings = committed_pool()
         .into_iter()
         .find(|s| {
             s.instruction_template
                 .contains("set default browser to Browser")
         })
         .expect("the Settings subtask that sets the default browser");
-    let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
-    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![settings.clone()]);
-    let instruction = settings.instruction(0).unwrap();
-    let inst = actor.recognise(&instruction).unwrap();
-    let plan = actor
-        .plan(&inst, &verify::actor::Subgoals::default())
-        .unwrap();
+    let (instruction, plan) = offline_plan(&settings);
     let clicked: Vec<&str> = plan
         .iter()
         .map(|s| s.action.control_text.as_str())

@@ -420,6 +420,8 @@ impl SimDesktop {
                 match ix {
                     Some(i) => {
                         let c = self.live().controls[i].clone();
+                        // The field, not `live()`: the layout is borrowed while
+                        // the state is changed.
                         let live = self
                             .live
                             .get_or_init(|| layout::build(&self.state, &self.apps));

@@ -430,7 +430,6 @@ fn value_used(events: &[crate::env::Event], v: &Value) -> bool {
 }
 
 impl Goal<'_> {
-    /// Unmet goals, weighted, and a bit set of met event goals (for deduplication).
     /// Do all the outputs hold (false for a subtask without outputs)?
     fn outputs_hold(&self, desk: &SimDesktop) -> bool {
         !self.inst.outputs.is_empty() && self.inst.outputs.iter().all(|r| desk.holds(r))
