@@ -655,6 +655,58 @@ pub struct Task {
     pub composition: Option<Composition>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub validation: Vec<ValidationAttempt>,
+    /// What a reader would object to, measured when the task is validated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<Quality>,
+}
+
+/// A task's quality flags: what OmniBench's annotators judged, as far as it can be
+/// measured without a reader (`pipeline::quality` computes them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// Every quoted value of the intent belongs to a node of the task.
+    pub intent_grounded: bool,
+    /// Every control a node's evaluation checks, and the node's instruction names,
+    /// is named in the high-level instruction.
+    pub actions_stated: bool,
+    /// No two nodes do the same thing (same subtask and parameters, or the same
+    /// instruction).
+    pub no_duplicate_steps: bool,
+    /// No two unordered nodes touch the same artefact where one changes it.
+    pub no_clashes: bool,
+    /// The high-level instruction has no step numbers, "Goal:" labels, "after
+    /// step k" references or other template wording.
+    pub no_template_artefacts: bool,
+    /// Words of the high-level instruction over words of the low-level one.
+    pub length_ratio: f64,
+    /// `length_ratio` is at most [`Quality::MAX_LENGTH_RATIO`].
+    pub concise: bool,
+    /// One line per failed flag, saying what failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+impl Quality {
+    /// The high-level instruction may be at most this long relative to the
+    /// low-level one (OmniBench: 51.7 against 237.9 words, 0.22).
+    pub const MAX_LENGTH_RATIO: f64 = 0.8;
+
+    /// The boolean flags by name, in a fixed order.
+    pub fn flags(&self) -> [(&'static str, bool); 6] {
+        [
+            ("intent_grounded", self.intent_grounded),
+            ("actions_stated", self.actions_stated),
+            ("no_duplicate_steps", self.no_duplicate_steps),
+            ("no_clashes", self.no_clashes),
+            ("no_template_artefacts", self.no_template_artefacts),
+            ("concise", self.concise),
+        ]
+    }
+
+    /// Does the task pass every flag?
+    pub fn passes(&self) -> bool {
+        self.flags().iter().all(|(_, ok)| *ok)
+    }
 }
 
 /// A task trajectory (OmniBench C.5); `trajectory_id` is `"<task_id>(<k>)"`.

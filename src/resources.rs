@@ -48,11 +48,42 @@ pub struct KindSpec {
     /// The parameter names a folder.
     #[serde(default)]
     pub directory: bool,
+    /// How a task's goal names a resource of this kind; `{}` stands for the actual
+    /// parameter ("the PDF '{}'"). Without one, [`KindSpec::phrase_for`] words it
+    /// from the description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phrase: Option<String>,
 }
 
 impl KindSpec {
     pub fn is_path(&self) -> bool {
         self.directory || !self.file_kinds.is_empty()
+    }
+
+    /// The resource named for a reader: the kind's `phrase` with `parameter` quoted
+    /// in place of `{}` ("the PDF '/home/user/a.pdf'"); without a phrase, "the
+    /// resource '<parameter>'", or the description's first words for kinds without
+    /// a parameter.
+    pub fn phrase_for(&self, parameter: Option<&str>) -> String {
+        match (&self.phrase, parameter) {
+            (Some(p), Some(v)) => p.replacen("{}", v, 1),
+            (Some(p), None) => p.replace(" '{}'", "").replace("{}", ""),
+            (None, Some(v)) => format!("the resource '{v}'"),
+            (None, None) => {
+                let d = self.description.trim_end_matches('.');
+                let d = d
+                    .strip_prefix("A ")
+                    .or_else(|| d.strip_prefix("An "))
+                    .unwrap_or(d);
+                let mut chars = d.chars();
+                let first = chars.next().map(|c| c.to_lowercase().to_string());
+                format!(
+                    "the state where {}{}",
+                    first.unwrap_or_default(),
+                    chars.as_str()
+                )
+            }
+        }
     }
 }
 
@@ -62,6 +93,10 @@ impl KindSpec {
 pub struct Scenario {
     pub name: String,
     pub categories: Vec<String>,
+    /// Why a task of this scenario is done, as an infinitive ("to keep what you
+    /// found online"); it ends the goal a composed task states.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
 }
 
 /// A capability of OmniBench table 12 as level constraints on some dimensions.
@@ -211,6 +246,14 @@ impl Catalog {
             .or_else(|| self.scenarios.iter().find(|s| s.categories.is_empty()))
             .map(|s| s.name.clone())
             .unwrap_or_default()
+    }
+
+    /// The purpose of the scenario named `name`, if it has one.
+    pub fn purpose_of(&self, name: &str) -> Option<&str> {
+        self.scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.purpose.as_deref())
     }
 
     /// The file kinds that match a path's extension.

@@ -276,6 +276,7 @@ fn task(
         capabilities: vec![],
         scenario: None,
         os_map_level: None,
+        quality: None,
         composition: None,
         validation: vec![],
     }

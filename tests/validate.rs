@@ -126,6 +126,7 @@ fn forked(id: &str) -> Task {
         capabilities: vec![],
         scenario: None,
         os_map_level: None,
+        quality: None,
         composition: None,
         validation: vec![],
     }

@@ -41,6 +41,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
+use crate::graph::intent;
 use crate::graph::pool::{intersects, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
@@ -139,10 +140,11 @@ impl CompactTask {
     }
 
     /// Builds the full [`Task`]: node ids `n0..`, instantiated instructions, orders
-    /// as node-id lists, capabilities and scenario from the catalogue, the scope's
-    /// label as `task_intent`, and a plain draft instruction (the validate stage
+    /// as node-id lists, capabilities and scenario from the catalogue, the task's own
+    /// intent statement ([`intent::statement`]; the scope only anchored the
+    /// composition), and a plain draft instruction (the validate stage
     /// rewrites it).
-    pub fn to_task(&self, pool: &Pool<'_>, scopes: &[Scope], spec: &ComposeSpec) -> Task {
+    pub fn to_task(&self, pool: &Pool<'_>, _scopes: &[Scope], spec: &ComposeSpec) -> Task {
         let catalog = pool.catalog();
         let n = self.instances.len();
         let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
@@ -193,15 +195,23 @@ impl CompactTask {
             .collect::<Vec<_>>()
             .join("\n");
         let scenario = catalog.scenario_of(nodes.values().map(|t: &TaskNode| t.category.as_str()));
+        let intent_nodes: Vec<intent::IntentNode<'_>> = (0..n)
+            .map(|v| {
+                let inst = pool.instance(self.instances[v] as usize);
+                intent::IntentNode {
+                    instruction: &nodes[&ids[v]].instruction,
+                    inputs: &inst.inputs,
+                    outputs: &inst.outputs,
+                }
+            })
+            .collect();
+        let task_intent = intent::statement(catalog, &intent_nodes, &first, &scenario);
         Task {
             task_id: Some(self.task_id(pool)),
             task_instruction,
             low_level_instruction: Some(low_level_instruction),
             dag,
-            task_intent: scopes
-                .get(self.scope)
-                .map(|s| s.label.clone())
-                .unwrap_or_default(),
+            task_intent,
             successful_topo,
             nodes,
             topo_count: Some(self.topo_count),
@@ -211,6 +221,7 @@ impl CompactTask {
             capabilities: catalog.capabilities_of(&self.complexity.levels),
             scenario: Some(scenario),
             os_map_level: None,
+            quality: None,
             composition: Some(Composition {
                 profile: spec.profile.as_str().to_string(),
                 seed: spec.seed,

@@ -18,6 +18,7 @@
 
 pub mod compose;
 pub mod dag;
+pub mod intent;
 pub mod pool;
 pub mod spec;
 pub mod synthetic;

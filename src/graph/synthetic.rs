@@ -78,6 +78,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 parameter: true,
                 file_kinds: vec![],
                 directory: false,
+                phrase: None,
             },
         );
     }

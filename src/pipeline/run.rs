@@ -195,7 +195,8 @@ pub fn run(
     timed("compose", t, r.to_string());
 
     let t = Instant::now();
-    let topped = top_up_levels(compose_defaults, cx)?;
+    let mut topped = top_up_levels(compose_defaults, cx)?;
+    topped.extend(top_up_capabilities(compose_defaults, cx)?);
     if !topped.is_empty() {
         timed("top-up", t, topped.join("; "));
     }
@@ -299,6 +300,51 @@ fn top_up_levels(
             let r = super::compose::run(&args, compose_defaults, cx)?;
             if r.made + r.already_present > 0 {
                 made.push(format!("{dimension} {level}: {} tasks", r.made));
+                break;
+            }
+        }
+    }
+    Ok(made)
+}
+
+/// Composes a few tasks for every capability (OmniBench table 12) no stored task
+/// tests yet, the same way as [`top_up_levels`]: inside the intents first, over the
+/// pool's components otherwise. A capability the pool cannot give stays empty and
+/// `synth stats` warns about it.
+fn top_up_capabilities(
+    compose_defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<Vec<String>, RunError> {
+    let mut made = Vec::new();
+    for capability in &cx.catalog.capabilities {
+        let tested = cx
+            .store
+            .tasks(None)
+            .map_err(super::compose::ComposeStageError::from)?
+            .iter()
+            .filter_map(|t| t.task.complexity.as_ref())
+            .any(|c| capability.matches(&c.levels));
+        if tested {
+            continue;
+        }
+        let label = format!("run top-up capability {}", capability.name);
+        for no_intents in [false, true] {
+            let mut argv = vec![
+                "--count",
+                "2",
+                "--profile",
+                "free",
+                "--capability",
+                capability.name.as_str(),
+                "--label",
+                label.as_str(),
+            ];
+            if no_intents {
+                argv.push("--no-intents");
+            }
+            let r = super::compose::run(&stage_args::<ComposeArgs>(&argv), compose_defaults, cx)?;
+            if r.made + r.already_present > 0 {
+                made.push(format!("{}: {} tasks", capability.name, r.made));
                 break;
             }
         }

@@ -47,6 +47,74 @@ pub struct TaskStats {
     /// capability name -> count of tasks that test it.
     pub capabilities: BTreeMap<String, usize>,
     pub mean_nodes: f64,
+    pub quality: QualityStats,
+}
+
+/// The stored quality flags of the validated tasks ([`crate::model::Quality`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct QualityStats {
+    /// Validated tasks.
+    pub tasks: usize,
+    /// Validated tasks that carry flags.
+    pub assessed: usize,
+    /// Of those, the ones passing every flag.
+    pub passing: usize,
+    /// flag name -> tasks passing it.
+    pub per_flag: BTreeMap<String, usize>,
+    /// Mean words of the high-level over the low-level instruction.
+    pub mean_length_ratio: f64,
+    /// Validated tasks with a node that needs two or more others (fan-in).
+    pub fan_in: usize,
+    /// The most frequent problems, with how many tasks have each.
+    pub top_problems: Vec<(String, usize)>,
+}
+
+impl QualityStats {
+    /// The figures over `tasks` (the validated ones).
+    pub fn collect<'a>(tasks: impl IntoIterator<Item = &'a crate::model::Task>) -> QualityStats {
+        let mut q = QualityStats::default();
+        let mut ratio = 0.0;
+        let mut problems: BTreeMap<String, usize> = BTreeMap::new();
+        for t in tasks {
+            q.tasks += 1;
+            if has_fan_in(&t.dag) {
+                q.fan_in += 1;
+            }
+            let Some(flags) = &t.quality else { continue };
+            q.assessed += 1;
+            ratio += flags.length_ratio;
+            if flags.passes() {
+                q.passing += 1;
+            }
+            for (name, ok) in flags.flags() {
+                *q.per_flag.entry(name.to_string()).or_default() += usize::from(ok);
+            }
+            for p in &flags.problems {
+                // Problems name nodes and values; count them by their wording.
+                let kind: String = p.split('\'').step_by(2).collect::<Vec<_>>().join("'…'");
+                *problems.entry(kind).or_default() += 1;
+            }
+        }
+        if q.assessed > 0 {
+            q.mean_length_ratio = ratio / q.assessed as f64;
+        }
+        let mut top: Vec<(String, usize)> = problems.into_iter().collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        top.truncate(5);
+        q.top_problems = top;
+        q
+    }
+}
+
+/// Does some node of `dag` have two or more predecessors?
+pub fn has_fan_in(dag: &crate::model::Dag) -> bool {
+    let mut indegree: BTreeMap<&str, usize> = BTreeMap::new();
+    for succ in dag.edges.values() {
+        for s in succ {
+            *indegree.entry(s.as_str()).or_default() += 1;
+        }
+    }
+    indegree.values().any(|&d| d >= 2)
 }
 
 #[derive(Debug, Serialize)]
@@ -155,6 +223,12 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             } else {
                 nodes as f64 / tasks.len() as f64
             },
+            quality: QualityStats::collect(
+                tasks
+                    .iter()
+                    .filter(|t| t.status == crate::store::tasks::VALIDATED)
+                    .map(|t| &t.task),
+            ),
         },
     })
 }
@@ -164,6 +238,31 @@ fn pct(n: usize, total: usize) -> f64 {
         0.0
     } else {
         100.0 * n as f64 / total as f64
+    }
+}
+
+impl fmt::Display for QualityStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.assessed == 0 {
+            return writeln!(f, "quality: no validated task carries quality flags");
+        }
+        writeln!(
+            f,
+            "quality: {} of {} assessed tasks pass every flag ({:.1}%); {} of the validated have fan-in ({:.1}%); high/low instruction length {:.2}",
+            self.passing,
+            self.assessed,
+            pct(self.passing, self.assessed),
+            self.fan_in,
+            pct(self.fan_in, self.tasks),
+            self.mean_length_ratio
+        )?;
+        for (name, n) in &self.per_flag {
+            writeln!(f, "  {name:<24} {:>5.1}%", pct(*n, self.assessed))?;
+        }
+        for (p, n) in &self.top_problems {
+            writeln!(f, "  {n:>5} x {p}")?;
+        }
+        Ok(())
     }
 }
 
@@ -222,6 +321,16 @@ impl fmt::Display for Stats {
             for (c, n) in &t.capabilities {
                 writeln!(f, "  {c:<30} {n:>6}")?;
             }
+            let empty: Vec<&str> = t
+                .capabilities
+                .iter()
+                .filter(|(_, n)| **n == 0)
+                .map(|(c, _)| c.as_str())
+                .collect();
+            if !empty.is_empty() {
+                writeln!(f, "warning: no task tests {}", empty.join(", "))?;
+            }
+            write!(f, "{}", t.quality)?;
         }
         if self.llm.is_empty() {
             writeln!(f, "model calls: none recorded")?;

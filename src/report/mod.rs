@@ -169,6 +169,8 @@ pub struct TaskData {
     pub measured: usize,
     pub dimensions: Vec<DimensionData>,
     pub capabilities: Vec<CapabilityCount>,
+    /// The validated tasks' quality flags.
+    pub quality: crate::pipeline::stats::QualityStats,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -585,6 +587,12 @@ fn tasks(
         measured,
         dimensions,
         capabilities,
+        quality: crate::pipeline::stats::QualityStats::collect(
+            stored
+                .iter()
+                .filter(|t| t.status == crate::store::tasks::VALIDATED)
+                .map(|t| &t.task),
+        ),
     })
 }
 

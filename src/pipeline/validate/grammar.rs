@@ -1,15 +1,18 @@
 //! The instruction grammar shared by the offline summarizer (which writes it) and
-//! the offline reconstructor (which parses it). A language-model summarizer should
-//! be prompted to write the same forms, and a language-model reconstructor to read
-//! them, so the roles stay interchangeable.
+//! the offline reconstructor (which parses it). A language-model summarizer is
+//! prompted to write the natural form, and a language-model reconstructor to read
+//! it, so the roles stay interchangeable.
 //!
 //! ```text
-//! instruction := [goal] (compact | explicit)
-//! goal        := "Goal: " TEXT "."                      -- the task intent
-//! compact     := layer ( " " layer )*                    -- one sentence per layer
-//! layer       := [lead " "] group "."
-//! lead        := "First," | "Then," | "Next," | "After that," | "Finally," | "Lastly,"
-//! group       := clause | "in any order: " clause ( "; " clause )+
+//! instruction := [goal] (natural | explicit)
+//! goal        := "Goal: " TEXT "."                 -- the task intent, marked
+//!              | TEXT "."                          -- unmarked: the first sentence when
+//!                                                     there is one sentence more than steps
+//! natural     := sentence ( " " sentence )*         -- one sentence per step
+//! sentence    := [lead " "] clause "."
+//! lead        := "Separately," | "Independently," | "Also," | "First,"  -- waits for nothing
+//!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
+//!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
 //! explicit    := [preamble] step ( " " step )*
 //! preamble    := any text without a step marker, e.g.
 //!                "Steps (each after the steps it names, otherwise in any order):"
@@ -20,17 +23,21 @@
 //! ```
 //!
 //! Meaning:
-//! - compact: every step of a layer comes after every step of the previous layer
-//!   (hence after all earlier layers); steps of one layer may run in any order.
-//!   Leads are decoration: each sentence is one layer whatever its lead.
+//! - natural: a sentence without a lead comes after the sentence before it (the
+//!   first one after nothing); "Once 'x' is ready," puts it after the earliest
+//!   earlier sentence that quotes `x` (the step that makes `x`), for each quoted
+//!   name; a "waits for nothing" lead gives it no prerequisite. Steps not linked
+//!   through these may run in any order.
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.
 //!
-//! Example (compact, nodes A, B → C → D):
-//! `Goal: share the Q3 report. First, in any order: open 'a.xlsx' in Sheets;
-//! export 'b.pdf' in PDF Tool. Then, write the summary in Writer. Finally, mail
-//! it to bob@example.com.`
+//! Example (natural, A → B, A → C, B and C → D):
+//! `To share the Q3 figures, get the e-mail 'Q3' sent. In Sheets, export
+//! 'q3.xlsx' as '/home/user/q3.pdf'. Then, in PDF Tool, compress '/home/user/q3.pdf'
+//! as '/home/user/q3_small.pdf'. Once '/home/user/q3.pdf' is ready, in Writer, make
+//! the cover '/home/user/cover.docx' from it. Once '/home/user/q3_small.pdf' and
+//! '/home/user/cover.docx' are ready, in Mail, send 'Q3' with both attached.`
 //!
 //! Example (explicit, edges 1→3, 2→3, 2→4):
 //! `Goal: share the Q3 report. Steps (each after the steps it names, otherwise in
@@ -38,18 +45,19 @@
 //! (3) after 1 and 2, write the summary in Writer. (4) after 2, mail 'b.pdf' to
 //! bob@example.com.`
 
-/// Starts the goal sentence.
+/// Starts the goal sentence in the explicit wording.
 pub const GOAL: &str = "Goal:";
-/// Lead of the first layer.
-pub const FIRST: &str = "First,";
-/// Lead of a middle layer.
-pub const THEN: &str = "Then,";
-/// Lead of the last layer.
+/// Lead of the last sentence when it follows the one before.
 pub const FINALLY: &str = "Finally,";
-/// Every lead the parser accepts (lower case, without the comma).
-pub const LEADS: &[&str] = &["after that", "first", "then", "next", "finally", "lastly"];
-/// Opens a group of steps that may run in any order; items are separated by "; ".
-pub const ANY_ORDER: &str = "in any order:";
+/// Leads (lower case, without the comma) of a sentence that comes right after the
+/// sentence before it.
+pub const AFTER_PREVIOUS: &[&str] = &["after that", "then", "next", "finally", "lastly"];
+/// Lead of a sentence that waits for nothing.
+pub const SEPARATELY: &str = "Separately,";
+/// Leads (lower case, without the comma) of a sentence that waits for nothing.
+pub const INDEPENDENT: &[&str] = &["separately", "independently", "also", "first"];
+/// Opens the lead of a sentence that waits for the steps making the quoted names.
+pub const ONCE: &str = "Once";
 /// Introduces the explicit wording's numbered steps.
 pub const STEPS_PREAMBLE: &str = "Steps (each after the steps it names, otherwise in any order):";
 /// Introduces a step's prerequisites in the explicit wording.

@@ -16,8 +16,9 @@ pub mod grammar;
 pub mod reconstruct;
 mod relations;
 pub mod stage;
+pub mod steps;
 pub mod summarize;
-mod text;
+pub(crate) mod text;
 
 #[cfg(test)]
 mod tests;
@@ -28,7 +29,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 pub use compare::{compare, Discrepancy, Verdict};
-pub use reconstruct::{parse, reconstruct, ParsedInstruction, ReconstructError};
+pub use reconstruct::{parse, parse_for, reconstruct, ParsedInstruction, ReconstructError};
 pub use stage::{ValidateArgs, ValidateReport, ValidateStageError};
 pub use summarize::{summarize, wording_for, SummarizeError, Summary, Wording};
 pub use text::word_count;

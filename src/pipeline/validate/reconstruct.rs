@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::grammar::{AFTER, ANY_ORDER, GOAL, LEADS};
+use super::grammar::{AFTER, AFTER_PREVIOUS, GOAL, INDEPENDENT, ONCE};
 use super::text;
 
 /// Up to this many steps the clause-to-subtask assignment is exact.
@@ -38,6 +38,8 @@ pub enum ReconstructError {
     StepCount { steps: usize, subtasks: usize },
     #[error("subtask id '{id}' is given twice")]
     DuplicateId { id: String },
+    #[error("step {step} waits for '{name}', which no earlier step names")]
+    UnknownName { step: usize, name: String },
 }
 
 /// An instruction read into steps: the goal, each step's clause, and dependencies
@@ -65,7 +67,7 @@ pub fn reconstruct(
             return Err(ReconstructError::DuplicateId { id: id.clone() });
         }
     }
-    let parsed = parse(instruction)?;
+    let parsed = parse_for(instruction, Some(subtasks.len()))?;
     if parsed.steps.len() != subtasks.len() {
         return Err(ReconstructError::StepCount {
             steps: parsed.steps.len(),
@@ -89,19 +91,36 @@ pub fn reconstruct(
 }
 
 /// Parses `instruction` in the grammar of [`super::grammar`]: the explicit form
-/// when a step marker `(1)` occurs outside quotes, else the compact form.
+/// when a step marker `(1)` occurs outside quotes, else the natural form. An
+/// unmarked goal is not recognised; see [`parse_for`].
 ///
 /// # Errors
-/// No step, an empty step, step markers out of sequence, or an `after` reference
-/// to a missing step or to the step itself.
+/// No step, an empty step, step markers out of sequence, an `after` reference to a
+/// missing step or to the step itself, or a name no earlier step quotes.
 pub fn parse(instruction: &str) -> Result<ParsedInstruction, ReconstructError> {
+    parse_for(instruction, None)
+}
+
+/// [`parse`], knowing that the instruction should have `steps` steps: a natural
+/// instruction with one sentence more, and no marked goal, opens with its goal.
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_for(
+    instruction: &str,
+    steps: Option<usize>,
+) -> Result<ParsedInstruction, ReconstructError> {
     let text = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
-    let (goal, body) = split_goal(&text);
+    let (mut goal, body) = split_goal(&text);
     let markers = step_markers(body);
     let (steps, edges) = if markers.first().is_some_and(|m| m.number == 1) {
         parse_explicit(body, &markers)?
     } else {
-        parse_compact(body)?
+        let mut sentences = text::sentences(body);
+        if goal.is_none() && steps.is_some_and(|n| sentences.len() == n + 1) {
+            goal = Some(sentences.remove(0).to_string());
+        }
+        parse_natural(&sentences)?
     };
     if steps.is_empty() {
         return Err(ReconstructError::NoSteps);
@@ -229,46 +248,89 @@ fn after_prefix(step: &str) -> Option<(Vec<usize>, &str)> {
     }
 }
 
-fn parse_compact(body: &str) -> Result<Steps, ReconstructError> {
-    let mut steps = Vec::new();
+fn parse_natural(sentences: &[&str]) -> Result<Steps, ReconstructError> {
+    let mut steps: Vec<String> = Vec::with_capacity(sentences.len());
     let mut edges = Vec::new();
-    let mut previous: Vec<usize> = Vec::new();
-    for sentence in text::sentences(body) {
-        let group = strip_lead(sentence);
-        let items: Vec<&str> = match strip_prefix_ci(group, ANY_ORDER) {
-            Some(rest) => text::split_outside(rest, &[";"]),
-            None => vec![group],
-        };
-        let mut layer = Vec::with_capacity(items.len());
-        for item in items {
-            let clause = item.trim().trim_end_matches('.').trim();
-            if clause.is_empty() {
-                return Err(ReconstructError::EmptyStep {
-                    step: steps.len() + 1,
-                });
-            }
-            layer.push(steps.len());
-            steps.push(clause.to_string());
+    for (i, sentence) in sentences.iter().enumerate() {
+        let (lead, clause) = natural_lead(sentence);
+        let clause = clause.trim().trim_end_matches('.').trim();
+        if clause.is_empty() {
+            return Err(ReconstructError::EmptyStep { step: i + 1 });
         }
-        for &a in &previous {
-            for &b in &layer {
-                edges.push((a, b));
+        match lead {
+            Lead::None | Lead::Previous if i > 0 => edges.push((i - 1, i)),
+            Lead::None | Lead::Previous | Lead::Independent => {}
+            Lead::Once(names) => {
+                for name in names {
+                    let maker = steps
+                        .iter()
+                        .position(|s| text::quoted_spans(s).iter().any(|q| unquote(q) == name))
+                        .ok_or_else(|| ReconstructError::UnknownName {
+                            step: i + 1,
+                            name: name.to_string(),
+                        })?;
+                    edges.push((maker, i));
+                }
             }
         }
-        previous = layer;
+        steps.push(clause.to_string());
     }
     Ok((steps, edges))
 }
 
-fn strip_lead(sentence: &str) -> &str {
-    for lead in LEADS {
-        if let Some(rest) = strip_prefix_ci(sentence, lead) {
-            if rest.is_empty() || rest.starts_with([',', ' ']) {
-                return rest.trim_start_matches(',').trim_start();
+/// What a natural sentence's lead says it waits for.
+enum Lead<'a> {
+    /// No lead: the sentence before (nothing, for the first).
+    None,
+    /// "Then,": the sentence before.
+    Previous,
+    /// "Separately,": nothing.
+    Independent,
+    /// "Once 'a' and 'b' are ready,": the steps that quote these names.
+    Once(Vec<&'a str>),
+}
+
+/// The sentence's lead and the clause after it.
+fn natural_lead(sentence: &str) -> (Lead<'_>, &str) {
+    for (leads, kind) in [(AFTER_PREVIOUS, 0), (INDEPENDENT, 1)] {
+        for lead in leads {
+            if let Some(rest) = strip_prefix_ci(sentence, lead) {
+                if let Some(rest) = rest.strip_prefix(',') {
+                    let lead = if kind == 0 {
+                        Lead::Previous
+                    } else {
+                        Lead::Independent
+                    };
+                    return (lead, rest.trim_start());
+                }
             }
         }
     }
-    sentence
+    if let Some(rest) = strip_prefix_ci(sentence, ONCE) {
+        // The lead ends at the first comma outside quotes.
+        let mask = text::quote_mask(rest);
+        if let Some(comma) = rest
+            .bytes()
+            .enumerate()
+            .position(|(i, b)| b == b',' && !mask[i])
+        {
+            let names: Vec<&str> = text::quoted_spans(&rest[..comma])
+                .into_iter()
+                .map(unquote)
+                .collect();
+            if !names.is_empty() {
+                return (Lead::Once(names), rest[comma + 1..].trim_start());
+            }
+        }
+    }
+    (Lead::None, sentence)
+}
+
+fn unquote(quoted: &str) -> &str {
+    quoted
+        .strip_prefix(['\'', '"'])
+        .and_then(|q| q.strip_suffix(['\'', '"']))
+        .unwrap_or(quoted)
 }
 
 fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {

@@ -173,26 +173,6 @@ impl Relations {
         respects.then_some(idx)
     }
 
-    /// Layers by longest path from a source (sources are layer 0); within a layer,
-    /// nodes follow `order`. `None` when the graph has a cycle.
-    pub fn layers(&self, order: &[usize]) -> Option<Vec<Vec<usize>>> {
-        if !self.is_acyclic() || order.len() != self.len() {
-            return None;
-        }
-        let mut depth = vec![0usize; self.len()];
-        for &u in order {
-            for &v in &self.succ[u] {
-                depth[v] = depth[v].max(depth[u] + 1);
-            }
-        }
-        let count = depth.iter().max().map_or(0, |d| d + 1);
-        let mut layers = vec![Vec::new(); count];
-        for &u in order {
-            layers[depth[u]].push(u);
-        }
-        Some(layers)
-    }
-
     /// The nodes on cycles, grouped by strongly connected component; each group in
     /// index order, groups by their smallest index.
     pub fn cycles(&self) -> Vec<Vec<usize>> {
@@ -233,13 +213,6 @@ mod tests {
         let r = rel(3, &[(0, 1), (1, 2), (0, 2)]);
         assert!(r.before(0, 2));
         assert_eq!(r.reduction(), vec![(0, 1), (1, 2)]);
-    }
-
-    #[test]
-    fn layers_follow_longest_paths() {
-        let r = rel(4, &[(0, 2), (1, 2), (1, 3)]);
-        let order = r.topo_order(None).unwrap();
-        assert_eq!(r.layers(&order).unwrap(), vec![vec![0, 1], vec![2, 3]]);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! [`offline_roles`] plugs the deterministic core of this module into the
 //! summarizer and reconstructor seats. They are a documented rule-based baseline,
 //! not a language model: the summarizer words the DAG in the instruction grammar of
-//! [`super::grammar`] (compact by layers first, then explicit numbered steps), and
+//! [`super::grammar`] (natural sentences first, then explicit numbered steps), and
 //! the reconstructor parses that grammar back. On a later attempt the offline
 //! summarizer reads its previous instruction back itself to find what it got wrong
 //! (and escalates to the fullest wording when it finds nothing, i.e. when another
@@ -43,7 +43,7 @@ use crate::llm::{
     Edge, LanguageModel, LlmError, NeutralSubtask, OfflineRoles, Outcome, ReconstructRequest,
     SummarizeRequest, SummaryNode,
 };
-use crate::model::{Dag, SubtaskId, Task, TaskNode, ValidationAttempt};
+use crate::model::{Dag, Subtask, SubtaskId, SubtaskStatus, Task, TaskNode, ValidationAttempt};
 use crate::pipeline::compose::{write_tasks_file, ComposeStageError};
 use crate::pipeline::StageContext;
 use crate::store::tasks::{COMPOSED, REJECTED, VALIDATED};
@@ -400,6 +400,7 @@ fn task_of_request(req: &SummarizeRequest) -> Task {
         capabilities: Vec::new(),
         scenario: None,
         os_map_level: None,
+        quality: None,
         composition: None,
         validation: Vec::new(),
     }
@@ -407,14 +408,14 @@ fn task_of_request(req: &SummarizeRequest) -> Task {
 
 /// The offline summarizer on a request: attempt 1 without a previous instruction;
 /// otherwise it reads the previous instruction back against the nodes to find the
-/// discrepancies (attempt 2 after the compact wording, 3 after an explicit one).
+/// discrepancies (attempt 2 after the first wording, 3 after an explicit one).
 fn offline_summary(req: &SummarizeRequest) -> Result<crate::llm::Summary, SummarizeError> {
     let task = task_of_request(req);
     let summary = match &req.previous_instruction {
         None => summarize(&task, 1, &[])?,
         Some(previous) => {
-            let compact = summarize(&task, 1, &[])?;
-            let attempt = if compact.task_instruction == *previous {
+            let first = summarize(&task, 1, &[])?;
+            let attempt = if first.task_instruction == *previous {
                 2
             } else {
                 3
@@ -480,6 +481,8 @@ pub fn run(
     };
     let mut words = 0usize;
     if !pending.is_empty() {
+        let verified = cx.store.subtasks(SubtaskStatus::Verified)?;
+        let by_id: BTreeMap<&SubtaskId, &Subtask> = verified.iter().map(|s| (&s.id, s)).collect();
         let run = cx.store.begin_run(
             "validate",
             &serde_json::json!({"attempts": args.attempts, "backend": report.backend, "tasks": pending.len()}),
@@ -524,6 +527,10 @@ pub fn run(
                     task.low_level_instruction = v.low_level_instruction.clone();
                 }
                 task.validation = v.attempts.clone();
+                if let Some(steps) = super::steps::gui_steps(&task, &by_id) {
+                    task.low_level_instruction = Some(steps);
+                }
+                task.quality = Some(crate::pipeline::quality::assess(&task, &by_id, cx.catalog));
                 // OS-MAP automation level of the goal-only instruction (L2, or L4
                 // when applications hand resources to each other); exports with
                 // the step-by-step instruction report L1.

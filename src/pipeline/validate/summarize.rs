@@ -3,10 +3,14 @@
 //! [`super::grammar`] and as a numbered step-by-step low-level instruction.
 //!
 //! Wording by attempt (see [`wording_for`]):
-//! - attempt 1, or no feedback: [`Wording::Compact`], the DAG by layers of its
-//!   longest-path layering. Exact only when the DAG's closure equals its layered
-//!   closure (every node of a layer before every node of every later layer);
-//!   otherwise the comparison reports the extra orders it implies.
+//! - attempt 1, or no feedback: [`Wording::Natural`], the way a person asks for the
+//!   work: the task's goal, then one sentence per node with the node's whole
+//!   instruction (every action its evaluation checks), in an order that follows
+//!   hand-offs. A sentence says what it waits for only where the DAG orders it:
+//!   "Then," after the sentence before, "Once '<file>' is ready," after the steps
+//!   that made the named files, "Separately," when it waits for nothing. When some
+//!   dependency cannot be said that way (a hand-off without a name to quote), the
+//!   explicit wording is used at once.
 //! - after structural feedback (orders added or missing): [`Wording::Explicit`],
 //!   numbered steps, each naming the steps it comes after (the transitive
 //!   reduction), with short clauses.
@@ -27,7 +31,8 @@ use crate::model::Task;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Wording {
-    Compact,
+    #[serde(alias = "compact")]
+    Natural,
     Explicit,
     ExplicitFull,
 }
@@ -35,7 +40,7 @@ pub enum Wording {
 impl fmt::Display for Wording {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Wording::Compact => "compact",
+            Wording::Natural => "natural",
             Wording::Explicit => "explicit",
             Wording::ExplicitFull => "explicit_full",
         })
@@ -68,7 +73,7 @@ pub enum SummarizeError {
 /// The wording for `attempt` (1-based) given the previous comparison's feedback.
 pub fn wording_for(attempt: u32, feedback: &[Discrepancy]) -> Wording {
     if attempt <= 1 || feedback.is_empty() {
-        Wording::Compact
+        Wording::Natural
     } else if attempt == 2 && feedback.iter().all(Discrepancy::is_structural) {
         Wording::Explicit
     } else {
@@ -109,27 +114,41 @@ pub fn summarize(
                 .collect(),
         })?;
 
-    let wording = wording_for(attempt, feedback);
-    let clauses: Vec<String> = nodes
-        .iter()
-        .map(|n| match wording {
-            Wording::ExplicitFull => full_clause(&n.instruction, &n.application),
-            _ => short_clause(&n.instruction, &n.application),
-        })
-        .collect();
-
-    let mut high = goal_sentence(&task.task_intent);
-    let body = match wording {
-        Wording::Compact => {
-            let layers = rel.layers(&order).unwrap_or_default();
-            compact_body(&layers, &clauses)
+    let mut wording = wording_for(attempt, feedback);
+    let mut order = order;
+    let mut high = String::new();
+    if wording == Wording::Natural {
+        let chained = chain_order(&rel, &order);
+        let texts: Vec<String> = nodes
+            .iter()
+            .map(|n| natural_clause(&n.instruction))
+            .collect();
+        match natural_body(&rel, &chained, &texts) {
+            Some(body) => {
+                high = natural_goal(&task.task_intent);
+                if !high.is_empty() {
+                    high.push(' ');
+                }
+                high.push_str(&body);
+                order = chained;
+            }
+            None => wording = Wording::Explicit,
         }
-        Wording::Explicit | Wording::ExplicitFull => explicit_body(&rel, &order, &clauses),
-    };
-    if !high.is_empty() {
-        high.push(' ');
     }
-    high.push_str(&body);
+    if wording != Wording::Natural {
+        let clauses: Vec<String> = nodes
+            .iter()
+            .map(|n| match wording {
+                Wording::ExplicitFull => full_clause(&n.instruction, &n.application),
+                _ => short_clause(&n.instruction, &n.application),
+            })
+            .collect();
+        high = goal_sentence(&task.task_intent);
+        if !high.is_empty() {
+            high.push(' ');
+        }
+        high.push_str(&explicit_body(&rel, &order, &clauses));
+    }
 
     let mut position = vec![0usize; rel.len()];
     for (p, &u) in order.iter().enumerate() {
@@ -170,35 +189,116 @@ fn goal_sentence(intent: &str) -> String {
     }
 }
 
-/// The compact body: one sentence per layer.
-fn compact_body(layers: &[Vec<usize>], clauses: &[String]) -> String {
-    use super::grammar::{ANY_ORDER, FINALLY, FIRST, THEN};
-    let group = |layer: &[usize]| -> String {
-        match layer {
-            [one] => clauses[*one].clone(),
-            many => {
-                let items: Vec<&str> = many.iter().map(|&u| clauses[u].as_str()).collect();
-                format!("{ANY_ORDER} {}", items.join("; "))
-            }
-        }
-    };
-    if layers.len() == 1 {
-        return format!("{}.", text::capitalize(&group(&layers[0])));
+/// The goal as the instruction's first sentence: the intent as written (a
+/// sentence of its own), without grammar characters.
+fn natural_goal(intent: &str) -> String {
+    let goal = text::sanitize(intent);
+    let goal = goal.trim().trim_end_matches('.');
+    if goal.is_empty() {
+        String::new()
+    } else {
+        format!("{}.", text::capitalize(goal))
     }
-    let last = layers.len() - 1;
-    let sentences: Vec<String> = layers
-        .iter()
-        .enumerate()
-        .map(|(i, layer)| {
-            let lead = match i {
-                0 => FIRST,
-                i if i == last => FINALLY,
-                _ => THEN,
+}
+
+/// A node's whole instruction as one clause: grammar characters removed, no final
+/// full stop.
+fn natural_clause(instruction: &str) -> String {
+    text::sanitize(instruction)
+        .trim()
+        .trim_end_matches('.')
+        .to_string()
+}
+
+/// A topological order that follows hand-offs: after each node, the next is one of
+/// its successors when one is ready, so a chain reads as a chain. Ties keep the
+/// order of `preferred` (a topological order of the DAG).
+pub(crate) fn chain_order(rel: &Relations, preferred: &[usize]) -> Vec<usize> {
+    let n = rel.len();
+    let mut placed = vec![false; n];
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    let preds: Vec<Vec<usize>> = (0..n).map(|v| rel.preds(v)).collect();
+    while order.len() < n {
+        let ready = |v: usize| !placed[v] && preds[v].iter().all(|&u| placed[u]);
+        let last = order.last().copied();
+        let next = preferred
+            .iter()
+            .copied()
+            .find(|&v| ready(v) && last.is_some_and(|l| preds[v].contains(&l)))
+            .or_else(|| preferred.iter().copied().find(|&v| ready(v)));
+        let Some(v) = next else { break };
+        placed[v] = true;
+        order.push(v);
+    }
+    order
+}
+
+/// Leads for a sentence that comes right after the one before it, by position.
+const NEXT_LEADS: &[&str] = &["Then,", "Next,", "After that,"];
+
+/// The natural body: one sentence per node in `order`, each with the lead that
+/// states its dependencies (module docs). `None` when a dependency on an earlier,
+/// non-adjacent step has no quoted value that names it unambiguously.
+fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<String> {
+    use super::grammar::{FINALLY, ONCE, SEPARATELY};
+    let reduction = rel.reduction();
+    let last = order.len().saturating_sub(1);
+    let mut sentences = Vec::with_capacity(order.len());
+    for (p, &v) in order.iter().enumerate() {
+        let mut preds: Vec<usize> = reduction
+            .iter()
+            .filter(|&&(_, b)| b == v)
+            .map(|&(a, _)| a)
+            .collect();
+        preds.sort_by_key(|u| order.iter().position(|w| w == u));
+        let clause = &clauses[v];
+        let sentence = if p == 0 {
+            text::capitalize(clause)
+        } else if preds.is_empty() {
+            format!("{SEPARATELY} {}", text::decapitalize(clause))
+        } else if preds == [order[p - 1]] {
+            let lead = if p == last && p > 1 {
+                FINALLY
+            } else {
+                NEXT_LEADS[(p - 1) % NEXT_LEADS.len()]
             };
-            format!("{lead} {}.", group(layer))
+            format!("{lead} {}", text::decapitalize(clause))
+        } else {
+            let mut names = Vec::with_capacity(preds.len());
+            for &u in &preds {
+                let at = order.iter().position(|&w| w == u)?;
+                names.push(format!("'{}'", handoff_name(order, clauses, at, v)?));
+            }
+            let verb = if names.len() == 1 { "is" } else { "are" };
+            format!(
+                "{ONCE} {} {verb} ready, {}",
+                text::join_and(&names),
+                text::decapitalize(clause)
+            )
+        };
+        sentences.push(format!("{sentence}."));
+    }
+    Some(sentences.join(" "))
+}
+
+/// A quoted value that the step at position `at` shares with `consumer` and that
+/// no step before `at` names, so "once '<value>' is ready" points at that step.
+fn handoff_name<'a>(
+    order: &[usize],
+    clauses: &'a [String],
+    at: usize,
+    consumer: usize,
+) -> Option<&'a str> {
+    let shared = text::quoted_spans(&clauses[consumer]);
+    text::quoted_spans(&clauses[order[at]])
+        .into_iter()
+        .filter(|q| shared.contains(q))
+        .find(|q| {
+            order[..at]
+                .iter()
+                .all(|&w| !text::quoted_spans(&clauses[w]).contains(q))
         })
-        .collect();
-    sentences.join(" ")
+        .map(|q| q.trim_matches(|c| c == '\'' || c == '"'))
 }
 
 /// The explicit body: numbered steps in `order`, each naming the steps it comes
@@ -372,10 +472,10 @@ mod tests {
             then: "b".into(),
         }];
         let other = [Discrepancy::UnknownNode { id: "z".into() }];
-        assert_eq!(wording_for(1, &[]), Wording::Compact);
+        assert_eq!(wording_for(1, &[]), Wording::Natural);
         assert_eq!(wording_for(2, &structural), Wording::Explicit);
         assert_eq!(wording_for(2, &other), Wording::ExplicitFull);
         assert_eq!(wording_for(3, &structural), Wording::ExplicitFull);
-        assert_eq!(wording_for(2, &[]), Wording::Compact);
+        assert_eq!(wording_for(2, &[]), Wording::Natural);
     }
 }

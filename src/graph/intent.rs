@@ -1,0 +1,171 @@
+//! A composed task's own intent: what the task delivers and why, in one sentence.
+//!
+//! The intent group a task was composed in only anchors composition; its label
+//! speaks for the whole group and names files a given task may never touch. The
+//! statement here is derived from the task alone:
+//! - what it delivers: every output of a node that no other node of the task
+//!   consumes (the results a user is left with), in the task's order;
+//! - what it starts from: every input no node of the task produces (what is on the
+//!   desktop already);
+//! - why: the purpose of the task's scenario (`purpose` in `categories.toml`).
+//!
+//! Each resource is worded by its kind's `phrase` (`resources.toml`). A value is
+//! quoted only when the node's own instruction quotes it, so every quoted value of
+//! the statement belongs to a node of the task.
+
+use crate::resources::{Catalog, Resource};
+
+/// One node of a task as the statement sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct IntentNode<'a> {
+    pub instruction: &'a str,
+    pub inputs: &'a [Resource],
+    pub outputs: &'a [Resource],
+}
+
+/// The task's intent statement: "To <purpose>, get <results> from <starting
+/// points>." `order` lists node indices in a topological order.
+pub fn statement(
+    catalog: &Catalog,
+    nodes: &[IntentNode<'_>],
+    order: &[usize],
+    scenario: &str,
+) -> String {
+    let produced: Vec<&Resource> = nodes.iter().flat_map(|n| n.outputs).collect();
+    let consumed: Vec<&Resource> = nodes.iter().flat_map(|n| n.inputs).collect();
+    let mut results: Vec<String> = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
+    for &v in order {
+        let node = &nodes[v];
+        for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
+            push_new(&mut results, phrase(catalog, r, node.instruction));
+        }
+        for r in node.inputs.iter().filter(|r| !produced.contains(r)) {
+            // Starting points worth naming are the ones the user recognises by a
+            // value; an open document or the clipboard is implied by the steps.
+            if r.parameter.is_some() && quotes(node.instruction, r) {
+                push_new(&mut sources, phrase(catalog, r, node.instruction));
+            }
+        }
+    }
+    if results.is_empty() {
+        results.push("the work done".to_string());
+    }
+    let mut sentence = String::new();
+    if let Some(purpose) = catalog.purpose_of(scenario) {
+        sentence.push_str(&capitalize(purpose));
+        sentence.push_str(", get ");
+    } else {
+        sentence.push_str("Get ");
+    }
+    sentence.push_str(&join_and(&results));
+    if !sources.is_empty() {
+        sentence.push_str(" from ");
+        sentence.push_str(&join_and(&sources));
+    }
+    sentence.push('.');
+    sentence
+}
+
+fn push_new(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The resource worded by its kind, with its value quoted only when `instruction`
+/// quotes it.
+fn phrase(catalog: &Catalog, r: &Resource, instruction: &str) -> String {
+    let value = r.parameter.as_deref().filter(|_| quotes(instruction, r));
+    match catalog.kinds.get(&r.kind) {
+        Some(kind) => kind.phrase_for(value),
+        None => match value {
+            Some(v) => format!("'{v}'"),
+            None => r.kind.replace('_', " "),
+        },
+    }
+}
+
+fn quotes(instruction: &str, r: &Resource) -> bool {
+    r.parameter
+        .as_deref()
+        .is_some_and(|v| instruction.contains(&format!("'{v}'")))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn catalog() -> Catalog {
+        Catalog::load(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("the committed catalogues load")
+    }
+
+    fn r(kind: &str, value: Option<&str>) -> Resource {
+        Resource::new(kind, value.map(str::to_string))
+    }
+
+    #[test]
+    fn names_results_and_starting_points_of_the_task_only() {
+        let cat = catalog();
+        let pdf = [r("pdf_path", Some("/home/user/a.pdf"))];
+        let txt = [r("txt_path", Some("/home/user/a.txt"))];
+        let url = [r("url", Some("https://example.com/a"))];
+        let nodes = [
+            IntentNode {
+                instruction: "In Browser, open 'https://example.com/a' and print it to '/home/user/a.pdf'.",
+                inputs: &url,
+                outputs: &pdf,
+            },
+            IntentNode {
+                instruction: "In PDF Tool, open '/home/user/a.pdf' and convert it to text as '/home/user/a.txt'.",
+                inputs: &pdf,
+                outputs: &txt,
+            },
+        ];
+        let s = statement(&cat, &nodes, &[0, 1], "Web Research");
+        assert_eq!(
+            s,
+            "To keep what you found online, get the text file '/home/user/a.txt' from the web page 'https://example.com/a'."
+        );
+        assert!(
+            !s.contains("a.pdf"),
+            "an intermediate file is not a result: {s}"
+        );
+    }
+
+    #[test]
+    fn unquoted_values_and_unknown_scenarios_stay_unnamed() {
+        let cat = catalog();
+        let out = [
+            r("setting_value", Some("volume=0")),
+            r("text_in_clipboard", None),
+        ];
+        let nodes = [IntentNode {
+            instruction: "In Settings, set volume to 0, then copy it.",
+            inputs: &[],
+            outputs: &out,
+        }];
+        assert_eq!(
+            statement(&cat, &nodes, &[0], "no such scenario"),
+            "Get the setting and the text on the clipboard."
+        );
+    }
+}

@@ -1,0 +1,507 @@
+//! Task quality flags: the objections a reader applying OmniBench's acceptance
+//! criteria raised, measured on each validated task (see [`crate::model::Quality`]).
+//!
+//! Owns the rules; the validate stage calls [`assess`] with the task's final
+//! instructions and the verified pool, and stores the result with the task. `synth
+//! stats` and the report aggregate the stored flags. The rules read only typed data:
+//! the task's nodes and DAG, the subtasks' evaluations and the nodes' instantiated
+//! resources, never prose parsed back from another stage.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{CheckCall, Quality, Subtask, SubtaskId, Task};
+use crate::pipeline::validate::text;
+use crate::resources::{self, Catalog, Resource};
+
+/// Wording that only a template writes: step markers and labels of the old
+/// mechanical instructions.
+const TEMPLATE_PATTERNS: &[&str] = &[
+    "goal:",
+    "steps (each",
+    "in any order:",
+    "after step",
+    "can start at once",
+    "component 1",
+    " more.",
+    "which creates",
+    " and which ",
+];
+
+/// The flags of `task` (its current instructions) against the verified pool.
+pub fn assess(
+    task: &Task,
+    subtasks: &BTreeMap<&SubtaskId, &Subtask>,
+    catalog: &Catalog,
+) -> Quality {
+    let high = &task.task_instruction;
+    let low = task.low_level_instruction.as_deref().unwrap_or("");
+    let mut problems = Vec::new();
+
+    let ungrounded = ungrounded_values(task);
+    if !ungrounded.is_empty() {
+        problems.push(format!(
+            "the intent names {} that no node uses",
+            quoted_list(&ungrounded)
+        ));
+    }
+    let unstated = unstated_actions(task, subtasks, high);
+    if !unstated.is_empty() {
+        problems.push(format!(
+            "the instruction does not ask for {} although the evaluation checks it",
+            quoted_list(&unstated)
+        ));
+    }
+    let duplicates = duplicate_steps(task);
+    if !duplicates.is_empty() {
+        problems.push(format!("nodes {} do the same thing", duplicates.join(", ")));
+    }
+    let clashes = clashes(task, subtasks, catalog);
+    for (a, b, r) in &clashes {
+        problems.push(format!(
+            "{a} and {b} are unordered but both touch {r}, and one changes it"
+        ));
+    }
+    let artefacts = template_artefacts(high);
+    if !artefacts.is_empty() {
+        problems.push(format!(
+            "template wording in the instruction: {}",
+            quoted_list(&artefacts)
+        ));
+    }
+    let high_words = text::word_count(high);
+    let low_words = text::word_count(low);
+    let length_ratio = if low_words == 0 {
+        f64::INFINITY
+    } else {
+        high_words as f64 / low_words as f64
+    };
+    let concise = length_ratio <= Quality::MAX_LENGTH_RATIO;
+    if !concise {
+        problems.push(format!(
+            "the instruction has {high_words} words against {low_words} for the steps (ratio {length_ratio:.2}, at most {})",
+            Quality::MAX_LENGTH_RATIO
+        ));
+    }
+    Quality {
+        intent_grounded: ungrounded.is_empty(),
+        actions_stated: unstated.is_empty(),
+        no_duplicate_steps: duplicates.is_empty(),
+        no_clashes: clashes.is_empty(),
+        no_template_artefacts: artefacts.is_empty(),
+        length_ratio: if length_ratio.is_finite() {
+            (length_ratio * 1000.0).round() / 1000.0
+        } else {
+            99.0
+        },
+        concise,
+        problems,
+    }
+}
+
+fn quoted_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("'{i}'")).collect();
+    text::join_and(&quoted)
+}
+
+fn unquote(q: &str) -> &str {
+    q.trim_matches(|c| c == '\'' || c == '"')
+}
+
+/// Quoted values of the intent that no node's instruction quotes.
+fn ungrounded_values(task: &Task) -> Vec<String> {
+    let known: BTreeSet<&str> = task
+        .nodes
+        .values()
+        .flat_map(|n| text::quoted_spans(&n.instruction))
+        .map(unquote)
+        .collect();
+    let mut out: Vec<String> = text::quoted_spans(&task.task_intent)
+        .into_iter()
+        .map(unquote)
+        .filter(|v| !known.contains(v))
+        .map(str::to_string)
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Controls clicked in a node's evaluation that its own instruction names but the
+/// high-level instruction does not. Controls the node's instruction leaves out
+/// (navigation such as "Compose" or "Go") belong to the low-level steps.
+fn unstated_actions(
+    task: &Task,
+    subtasks: &BTreeMap<&SubtaskId, &Subtask>,
+    high: &str,
+) -> Vec<String> {
+    let high_tokens = text::tokens(high);
+    let mut out = Vec::new();
+    for node in task.nodes.values() {
+        let Some(sub) = subtasks.get(&node.subtask_id) else {
+            continue;
+        };
+        let Some(params) = sub.available_parameters.get(node.parameter_index) else {
+            continue;
+        };
+        let node_tokens = text::tokens(&node.instruction);
+        for check in sub.evaluation.iter().flat_map(|e| &e.checks) {
+            let CheckCall::CheckMouseClicks { text: control } = check.call.instantiate(params)
+            else {
+                continue;
+            };
+            let control_tokens = text::tokens(&control);
+            let named = |tokens: &[String]| {
+                !control_tokens.is_empty()
+                    && control_tokens
+                        .iter()
+                        .all(|c| tokens.iter().any(|t| same_word(t, c)))
+            };
+            if named(&node_tokens) && !named(&high_tokens) && !out.contains(&control) {
+                out.push(control);
+            }
+        }
+    }
+    out
+}
+
+/// Two tokens name the same word up to an ending ("compress", "compressed").
+fn same_word(a: &str, b: &str) -> bool {
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    a == b || (a.len() >= 4 && b.len() >= 4 && stem(a) == stem(b))
+}
+
+/// Groups of node ids (", "-joined) that do the same thing.
+fn duplicate_steps(task: &Task) -> Vec<String> {
+    let mut by_key: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+    for (id, node) in &task.nodes {
+        let key = (node.subtask_id.0.clone(), node.parameter_index.to_string());
+        by_key.entry(key).or_default().push(id);
+    }
+    let mut by_text: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (id, node) in &task.nodes {
+        let norm = node
+            .instruction
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        by_text.entry(norm).or_default().push(id);
+    }
+    let mut out: Vec<String> = by_key
+        .into_values()
+        .chain(by_text.into_values())
+        .filter(|ids| ids.len() > 1)
+        .map(|ids| ids.join(" and "))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The node pairs that are unordered in the DAG while one writes a resource the
+/// other reads or writes: `(node, node, resource)`.
+fn clashes(
+    task: &Task,
+    subtasks: &BTreeMap<&SubtaskId, &Subtask>,
+    catalog: &Catalog,
+) -> Vec<(String, String, Resource)> {
+    let ids: Vec<&String> = task.dag.nodes.iter().collect();
+    let io: Vec<Option<(Vec<Resource>, Vec<Resource>)>> = ids
+        .iter()
+        .map(|id| {
+            let node = task.nodes.get(*id)?;
+            let sub = subtasks.get(&node.subtask_id)?;
+            resources::instantiate(catalog, sub, node.parameter_index).ok()
+        })
+        .collect();
+    let reach = reachability(task, &ids);
+    let mut out = Vec::new();
+    for a in 0..ids.len() {
+        for b in a + 1..ids.len() {
+            if reach[a].contains(&b) || reach[b].contains(&a) {
+                continue;
+            }
+            let (Some((ia, oa)), Some((ib, ob))) = (&io[a], &io[b]) else {
+                continue;
+            };
+            let touched = |w: &[Resource], r: &[Resource], o: &[Resource]| {
+                w.iter()
+                    .find(|x| x.parameter.is_some() && (r.contains(x) || o.contains(x)))
+                    .cloned()
+            };
+            if let Some(r) = touched(oa, ib, ob).or_else(|| touched(ob, ia, oa)) {
+                out.push((ids[a].clone(), ids[b].clone(), r));
+            }
+        }
+    }
+    out
+}
+
+/// For each node (by index in `ids`), the nodes reachable from it.
+fn reachability(task: &Task, ids: &[&String]) -> Vec<BTreeSet<usize>> {
+    let index: BTreeMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let succ: Vec<Vec<usize>> = ids
+        .iter()
+        .map(|id| {
+            task.dag
+                .edges
+                .get(*id)
+                .into_iter()
+                .flatten()
+                .filter_map(|s| index.get(s.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    (0..ids.len())
+        .map(|start| {
+            let mut seen = BTreeSet::new();
+            let mut stack = succ[start].clone();
+            while let Some(v) = stack.pop() {
+                if seen.insert(v) {
+                    stack.extend(&succ[v]);
+                }
+            }
+            seen
+        })
+        .collect()
+}
+
+/// Template wording found in `high` (lower case), plus step markers "(k)".
+fn template_artefacts(high: &str) -> Vec<String> {
+    let lower = high.to_lowercase();
+    let mask = text::quote_mask(&lower);
+    let outside = |at: usize| !mask.get(at).copied().unwrap_or(false);
+    let mut out: Vec<String> = TEMPLATE_PATTERNS
+        .iter()
+        .filter(|p| lower.match_indices(*p).any(|(at, _)| outside(at)))
+        .map(|p| p.trim().to_string())
+        .collect();
+    let marker = lower.match_indices('(').any(|(at, _)| {
+        outside(at)
+            && lower[at + 1..].split(')').next().is_some_and(|d| {
+                !d.is_empty() && d.len() <= 3 && d.bytes().all(|b| b.is_ascii_digit())
+            })
+    });
+    if marker {
+        out.push("(1)".to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn catalog() -> Catalog {
+        Catalog::load(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("the committed catalogues load")
+    }
+
+    /// Two subtasks: print a page to a PDF (clicks "Print to PDF"), then compress
+    /// that PDF in place or convert it to text (clicks "Compress").
+    fn subtasks() -> Vec<Subtask> {
+        let print = serde_json::json!({
+            "id": "print", "application": "Browser", "OS": "Linux",
+            "instruction_template": "In Browser, open '{url}', then print the page to PDF as '{pdf_path}'.",
+            "available_parameters": [{"url": "https://example.com/a", "pdf_path": "/home/user/a.pdf"}],
+            "input_resources": ["url"], "output_resources": ["pdf_path"],
+            "evaluation": {"checks": [
+                {"api": "check_mouse_clicks", "args": {"text": "Print to PDF"}},
+                {"api": "check_mouse_clicks", "args": {"text": "Go"}},
+                {"api": "check_file_exists", "args": {"file_path": "{pdf_path}"}}]}
+        });
+        let compress = serde_json::json!({
+            "id": "compress", "application": "PDF Tool", "OS": "Linux",
+            "instruction_template": "In PDF Tool, open '{pdf_path}', then compress the PDF as '{out_pdf}'.",
+            "available_parameters": [{"pdf_path": "/home/user/a.pdf", "out_pdf": "/home/user/a.pdf"}],
+            "input_resources": ["pdf_path"], "output_resources": ["pdf_path"],
+            "evaluation": {"checks": [{"api": "check_mouse_clicks", "args": {"text": "Compress"}}]}
+        });
+        vec![
+            serde_json::from_value(print).unwrap(),
+            serde_json::from_value(compress).unwrap(),
+        ]
+    }
+
+    fn task(edges: &[(&str, &str)], nodes: &[(&str, &Subtask)], high: &str, intent: &str) -> Task {
+        let mut t: Task = serde_json::from_value(serde_json::json!({
+            "task_instruction": high, "task_intent": intent, "successful_topo": [],
+            "dag": {"nodes": nodes.iter().map(|(id, _)| *id).collect::<Vec<_>>(), "edges": {}},
+            "low_level_instruction": "1. In Browser, click 'Go', type the address, click 'File', click 'Print to PDF', type the path and click 'Save'. 2. In PDF Tool, click 'Open', pick the file, click 'Compress', then click 'Save' and confirm the dialog with 'OK' so the file is written again."
+        }))
+        .unwrap();
+        for (id, sub) in nodes {
+            t.dag.edges.insert(id.to_string(), Vec::new());
+            t.nodes.insert(
+                id.to_string(),
+                crate::model::TaskNode {
+                    subtask_id: sub.id.clone(),
+                    parameter_index: 0,
+                    application: sub.application.clone(),
+                    category: String::new(),
+                    instruction: sub.instruction(0).unwrap(),
+                },
+            );
+        }
+        for (a, b) in edges {
+            t.dag.edges.get_mut(*a).unwrap().push(b.to_string());
+        }
+        t
+    }
+
+    const GOOD_HIGH: &str = "Keep a small PDF of the page. In Browser, open 'https://example.com/a', then print the page to PDF as '/home/user/a.pdf'. Then compress it in PDF Tool.";
+    const GOOD_INTENT: &str =
+        "Get the PDF '/home/user/a.pdf' from the web page 'https://example.com/a'.";
+
+    fn flags_of(t: &Task, subs: &[Subtask]) -> Quality {
+        let map: BTreeMap<&SubtaskId, &Subtask> = subs.iter().map(|s| (&s.id, s)).collect();
+        assess(t, &map, &catalog())
+    }
+
+    #[test]
+    fn a_good_task_passes_every_flag() {
+        let subs = subtasks();
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&t, &subs);
+        assert!(q.passes(), "{:?}", q.problems);
+    }
+
+    #[test]
+    fn an_intent_naming_a_file_no_node_touches_is_not_grounded() {
+        let subs = subtasks();
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            GOOD_HIGH,
+            "Get '/home/user/a.pdf', then select 'invoice_march.pdf'.",
+        );
+        let q = flags_of(&t, &subs);
+        assert!(!q.intent_grounded);
+        assert!(
+            q.problems[0].contains("invoice_march.pdf"),
+            "{:?}",
+            q.problems
+        );
+    }
+
+    #[test]
+    fn a_dropped_action_is_reported() {
+        let subs = subtasks();
+        let high = "Keep the page. In Browser, open 'https://example.com/a' and print the page to PDF. Then open '/home/user/a.pdf' in PDF Tool.";
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            high,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&t, &subs);
+        assert!(!q.actions_stated);
+        assert!(
+            q.problems.iter().any(|p| p.contains("'Compress'")),
+            "{:?}",
+            q.problems
+        );
+        // "Go" is navigation: the node's own instruction does not name it.
+        assert!(
+            !q.problems.iter().any(|p| p.contains("'Go'")),
+            "{:?}",
+            q.problems
+        );
+    }
+
+    #[test]
+    fn the_same_step_twice_is_a_duplicate() {
+        let subs = subtasks();
+        let t = task(
+            &[("n0", "n1"), ("n0", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[1]), ("n2", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&t, &subs);
+        assert!(!q.no_duplicate_steps);
+        assert!(
+            q.problems.iter().any(|p| p.contains("n1 and n2")),
+            "{:?}",
+            q.problems
+        );
+    }
+
+    #[test]
+    fn unordered_nodes_changing_the_same_file_clash() {
+        let subs = subtasks();
+        // Two compressions of the same PDF, both after the print, unordered.
+        let ordered = task(
+            &[("n0", "n1"), ("n0", "n2"), ("n1", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[1]), ("n2", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        assert!(flags_of(&ordered, &subs).no_clashes);
+        let unordered = task(
+            &[("n0", "n1"), ("n0", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[1]), ("n2", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&unordered, &subs);
+        assert!(!q.no_clashes);
+        assert!(
+            q.problems
+                .iter()
+                .any(|p| p.contains("n1 and n2") && p.contains("/home/user/a.pdf")),
+            "{:?}",
+            q.problems
+        );
+    }
+
+    #[test]
+    fn step_numbers_and_goal_labels_are_template_wording() {
+        let subs = subtasks();
+        for high in [
+            "Goal: keep the page. First, print it as '/home/user/a.pdf'. Then compress it.",
+            "Keep the page. (1) print it to PDF. (2) after 1, compress it.",
+            "Keep the page: print it to PDF, which creates '/home/user/a.pdf', and compress it.",
+        ] {
+            let t = task(
+                &[("n0", "n1")],
+                &[("n0", &subs[0]), ("n1", &subs[1])],
+                high,
+                GOOD_INTENT,
+            );
+            assert!(!flags_of(&t, &subs).no_template_artefacts, "{high}");
+        }
+        // Inside quotes, the same words are a value, not template wording.
+        let quoted = "Keep the page 'Goal: (1) after step 2'. In Browser, print the page to PDF. Then compress it.";
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            quoted,
+            GOOD_INTENT,
+        );
+        assert!(flags_of(&t, &subs).no_template_artefacts);
+    }
+
+    #[test]
+    fn an_instruction_as_long_as_its_steps_is_not_concise() {
+        let subs = subtasks();
+        let mut t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        t.low_level_instruction = Some(GOOD_HIGH.to_string());
+        let q = flags_of(&t, &subs);
+        assert!(!q.concise);
+        assert!((q.length_ratio - 1.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,115 @@
+//! The low-level instruction from demonstrations: for each node, in the task's
+//! first topological order, its instruction, what it waits for, and the GUI steps
+//! of the node's verified subtask trajectory ("click 'Compress'", "type
+//! '/home/user/a.txt' into 'File name'"). This is what OmniBench's step-by-step
+//! instructions are: the actions at the level of controls, several times longer
+//! than the high-level request.
+//!
+//! Pure: reads the task and the verified subtasks the stage passes in.
+
+use std::collections::BTreeMap;
+
+use super::text;
+use crate::model::{ActionCall, Subtask, SubtaskId, Task, TrajectoryAction};
+
+/// The low-level instruction, or `None` when some node has no stored trajectory
+/// for its parameter set (the summarizer's numbered steps are kept then).
+pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Option<String> {
+    let order: Vec<&String> = match task.successful_topo.first() {
+        Some(o) if o.len() == task.dag.nodes.len() => o.iter().collect(),
+        _ => task.dag.nodes.iter().collect(),
+    };
+    let position: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(p, id)| (id.as_str(), p + 1))
+        .collect();
+    let mut lines = Vec::with_capacity(order.len());
+    for (p, id) in order.iter().enumerate() {
+        let node = task.nodes.get(*id)?;
+        let sub = subtasks.get(&node.subtask_id)?;
+        let trajectory = sub
+            .trajectories
+            .iter()
+            .find(|t| t.parameter_index.unwrap_or(0) == node.parameter_index)?;
+        let mut needs: Vec<usize> = task
+            .dag
+            .edges
+            .iter()
+            .filter(|(_, succ)| succ.contains(id))
+            .filter_map(|(from, _)| position.get(from.as_str()).copied())
+            .collect();
+        needs.sort_unstable();
+        let needs_text = match needs.as_slice() {
+            [] => "needs nothing earlier".to_string(),
+            [one] => format!("after step {one}"),
+            many => {
+                let items: Vec<String> = many.iter().map(usize::to_string).collect();
+                format!("after steps {}", text::join_and(&items))
+            }
+        };
+        let actions: Vec<String> = trajectory.actions.iter().map(action_phrase).collect();
+        let instruction = node
+            .instruction
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        lines.push(format!(
+            "{}. ({needs_text}) {} Steps: {}.",
+            p + 1,
+            instruction,
+            actions.join("; ")
+        ));
+    }
+    Some(lines.join("\n"))
+}
+
+/// One recorded action in words.
+fn action_phrase(action: &TrajectoryAction) -> String {
+    let control = action.control_text.trim();
+    match &action.call {
+        ActionCall::ClickInput { double: true, .. } => format!("double-click '{control}'"),
+        ActionCall::ClickInput { button, .. } if button == "right" => {
+            format!("right-click '{control}'")
+        }
+        ActionCall::ClickInput { .. } => format!("click '{control}'"),
+        ActionCall::WheelMouseInput { wheel_dist } => {
+            let way = if *wheel_dist < 0 { "up" } else { "down" };
+            format!("scroll '{control}' {way}")
+        }
+        ActionCall::KeyboardInput { keys } if is_key_combo(keys) => format!("press {keys}"),
+        ActionCall::KeyboardInput { keys } if control.is_empty() => format!("type '{keys}'"),
+        ActionCall::KeyboardInput { keys } => format!("type '{keys}' into '{control}'"),
+    }
+}
+
+/// pywinauto key notation (`^s`, `{ENTER}`, `%{F4}`) rather than text to type.
+fn is_key_combo(keys: &str) -> bool {
+    keys.starts_with(['^', '%', '+']) || (keys.starts_with('{') && keys.ends_with('}'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_read_as_steps() {
+        let click: TrajectoryAction = serde_json::from_value(serde_json::json!({
+            "function": "click_input", "args": {"button": "left", "double": false},
+            "control_text": "Compress"}))
+        .unwrap();
+        let typed: TrajectoryAction = serde_json::from_value(serde_json::json!({
+            "function": "keyboard_input", "args": {"keys": "/home/user/a.txt"},
+            "control_text": "File name"}))
+        .unwrap();
+        let key: TrajectoryAction = serde_json::from_value(serde_json::json!({
+            "function": "keyboard_input", "args": {"keys": "^s"}, "control_text": ""}))
+        .unwrap();
+        assert_eq!(action_phrase(&click), "click 'Compress'");
+        assert_eq!(
+            action_phrase(&typed),
+            "type '/home/user/a.txt' into 'File name'"
+        );
+        assert_eq!(action_phrase(&key), "press ^s");
+    }
+}
