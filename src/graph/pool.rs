@@ -484,6 +484,7 @@ pub(crate) mod tests {
                     parameter,
                     file_kinds: vec![],
                     directory: false,
+                    phrase: None,
                 },
             );
         }
