@@ -116,6 +116,9 @@ pub enum Command {
     Export(Box<crate::export::ExportArgs>),
     /// Write one self-contained HTML page about the store (generated/report.html).
     Report(crate::report::ReportArgs),
+    /// A human review sheet: --sample N writes review.html and review.csv of N
+    /// tasks; --import FILE stores the marked CSV and prints the acceptance.
+    Review(crate::review::ReviewArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -481,6 +484,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let summary = crate::report::run(args, &cx)?;
             if !settings.quiet {
                 writeln!(out, "{summary}")?;
+            }
+            Ok(Outcome::Done)
+        }
+        Command::Review(args) => {
+            let outcome = crate::review::run(args, &cx)?;
+            if args.json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&outcome)?)?;
+            } else if !settings.quiet {
+                writeln!(out, "{outcome}")?;
             }
             Ok(Outcome::Done)
         }

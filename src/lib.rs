@@ -5,8 +5,8 @@
 //! the static catalogues, [`graph`] the task-graph engine, [`env`] the environment
 //! trait and the simulated desktop, [`llm`] the language-model layer, [`store`] the
 //! SQLite store, [`pipeline`] the stages, [`eval`] OmniEval scoring and agents,
-//! [`export`] the dataset exporters, [`report`] the HTML page about the store, and
-//! [`cli`] the command line.
+//! [`export`] the dataset exporters, [`report`] the HTML page about the store,
+//! [`review`] the human review sheet and its marks, and [`cli`] the command line.
 
 pub mod cli;
 pub mod env;
@@ -18,4 +18,5 @@ pub mod model;
 pub mod pipeline;
 pub mod report;
 pub mod resources;
+pub mod review;
 pub mod store;

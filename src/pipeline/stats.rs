@@ -1,6 +1,7 @@
 //! `synth stats`: counts of the pool and the tasks, and the distribution of
 //! complexity levels per dimension (the shape of OmniBench figure 3) and per
-//! capability. Reads the store only.
+//! capability, and the acceptance of the human review marks when any are stored.
+//! Reads the store only.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,6 +21,8 @@ pub struct Stats {
     pub llm: Vec<crate::llm::RoleUsage>,
     /// The mutation test of the evaluations (`synth verify --mutants`), if run.
     pub mutation: Option<crate::store::verify::MutationSummary>,
+    /// Tasks accepted of those marked by `synth review --import`, if any are.
+    pub review: Option<crate::review::tally::Tally>,
 }
 
 #[derive(Debug, Serialize)]
@@ -210,6 +213,7 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
     let llm = crate::llm::usage_summary(&cx.store.conn(), None)?;
     Ok(Stats {
         llm,
+        review: review_tally(cx)?,
         mutation: cx.store.mutation_summary()?,
         pool,
         tasks: TaskStats {
@@ -231,6 +235,16 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             ),
         },
     })
+}
+
+/// Accepted of the stored review marks, or None when there are none.
+fn review_tally(cx: &StageContext<'_>) -> Result<Option<crate::review::tally::Tally>, StoreError> {
+    let reviews = cx.store.reviews()?;
+    let mut tally = crate::review::tally::Tally::default();
+    for r in &reviews {
+        tally.add(r.decision == "accept");
+    }
+    Ok((tally.reviewed > 0).then_some(tally))
 }
 
 fn pct(n: usize, total: usize) -> f64 {
@@ -331,6 +345,9 @@ impl fmt::Display for Stats {
                 writeln!(f, "warning: no task tests {}", empty.join(", "))?;
             }
             write!(f, "{}", t.quality)?;
+        }
+        if let Some(r) = &self.review {
+            writeln!(f, "human review: {r} (synth review --import)")?;
         }
         if self.llm.is_empty() {
             writeln!(f, "model calls: none recorded")?;

@@ -29,7 +29,7 @@ use crate::model::{Complexity, Dimension, Level, SubtaskTrajectory, Task, TaskTr
 use crate::pipeline::StageContext;
 use crate::store::StoreError;
 
-pub use shots::{Frame, ShotCache};
+pub use shots::{replay, Frame, ShotCache};
 
 /// Options for `synth report`.
 #[derive(Debug, Clone, clap::Args)]

@@ -110,6 +110,8 @@ const MIGRATIONS: &[&str] = &[
     // 3: `synth verify`: the outcome of each (subtask, parameter set) and the
     // mutation test of verified trajectories (owned by store/verify.rs).
     super::verify::VERIFY_MIGRATION,
+    // 4: `synth review --import`: the reviewers' marks (owned by store/reviews.rs).
+    super::reviews::REVIEWS_MIGRATION,
 ];
 
 /// The schema version this build writes.

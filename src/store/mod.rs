@@ -3,9 +3,10 @@
 //!
 //! Owns the schema (versioned migrations applied on open, see [`migrations`]), and
 //! typed reads and writes of subtasks, trajectories, evaluations, intents, tasks,
-//! validation attempts and runs. Each unit of work is written in one transaction, so
-//! a killed run leaves either all of a unit or none of it. Records are stored as the
-//! JSON of their `model` types beside the columns that queries filter on.
+//! validation attempts, review marks and runs. Each unit of work is written in one
+//! transaction, so a killed run leaves either all of a unit or none of it. Records
+//! are stored as the JSON of their `model` types beside the columns that queries
+//! filter on.
 //!
 //! The connection sits behind a mutex so one `Store` can be shared across threads;
 //! SQLite serialises writers anyway, and WAL mode lets readers in other processes
@@ -16,6 +17,7 @@ pub mod export;
 pub mod intents;
 pub mod migrations;
 pub mod pool;
+pub mod reviews;
 pub mod tasks;
 pub mod verify;
 
