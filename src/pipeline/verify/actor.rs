@@ -27,9 +27,12 @@
 //! Moves are the visible controls of the subtask's application: clicks on buttons,
 //! menu items and relevant list items (named by a parameter or the instruction),
 //! double clicks on those items, parameter values typed into Edit fields (with and
-//! without `{ENTER}`), and the application's key combos. Every plan starts with a
+//! without `{ENTER}`), and the application's key combos. A plan starts with a
 //! click on "Start" (show the desktop) and launches the application from the
-//! launcher, so the same trajectory also works after other subtasks' trajectories.
+//! launcher when the application is not open yet; joining task trajectories
+//! leaves both out where a window of the application is already open. Each step's
+//! thought is written from the finished plan ([`explain`]): the part of the goal
+//! it serves and why this control.
 //!
 //! Plans are cached per (instruction, feedback), so the step-by-step protocol costs
 //! one search per episode; the search is bounded (node budget and depth) and
