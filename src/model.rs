@@ -236,10 +236,17 @@ pub struct TrajectoryAction {
     /// `[left, top, right, bottom]` of the control acted on, in screenshot pixels.
     #[serde(default)]
     pub rect: [i32; 4],
+    /// What the screen shows before the action: the window in front and the
+    /// controls and field values that matter for it (the step's observation).
     #[serde(default)]
     pub description: String,
+    /// Why the step is taken: the part of the goal it serves.
     #[serde(default)]
     pub thought: String,
+    /// What the action did, as the environment reported it ("Saved ..."). Known
+    /// only after the action, so no exporter shows it as the observation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub effect: String,
     #[serde(default)]
     pub control_text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

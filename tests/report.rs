@@ -29,6 +29,7 @@ fn click(text: &str, double: bool) -> TrajectoryAction {
         rect: [0; 4],
         description: String::new(),
         thought: String::new(),
+        effect: String::new(),
         control_text: text.into(),
         control_label: None,
     }

@@ -125,12 +125,14 @@ pub fn run_episode(
                     .find(|c| c.control_text == decision.action.control_text)
             })
             .map_or([0; 4], |c| c.rect);
+        let before = crate::pipeline::narrate::observation_before(&observation, &decision.action);
         let outcome = env.step(&decision.action);
         actions.push(TrajectoryAction {
             call: decision.action.call.clone(),
             rect,
-            description: describe(&decision.action),
+            description: before,
             thought: decision.thought,
+            effect: outcome.observation.feedback.clone().unwrap_or_default(),
             control_text: decision.action.control_text.clone(),
             control_label: decision.action.control_label.clone(),
         });
@@ -334,8 +336,9 @@ impl OfflineAgent {
         let pool: Vec<Subtask> = subtasks.values().cloned().collect();
         let index = crate::pipeline::trajectories::index_trajectories(&pool);
         let mut desk = desktop.clone();
-        let joined = crate::pipeline::trajectories::assemble(task, 0, &order, &index, &mut desk)
-            .map_err(|e| match e {
+        let joined =
+            crate::pipeline::trajectories::assemble(task, 0, &order, &index, subtasks, &mut desk)
+                .map_err(|e| match e {
                 AssembleError::NoTrajectory {
                     node,
                     subtask,

@@ -7,6 +7,7 @@
 pub mod compose;
 pub mod explore;
 pub mod intents;
+pub mod narrate;
 pub mod quality;
 pub mod run;
 pub mod stats;

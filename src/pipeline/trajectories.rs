@@ -25,12 +25,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::StageContext;
+use crate::env::sim::Target;
 use crate::env::{EnvError, Environment, Setup, SimDesktop};
-use crate::eval::graph::{node_checks, replay, NodeState};
+use crate::eval::graph::{node_checks, replay, GraphEvaluator, NodeState};
 use crate::eval::EvalError;
 use crate::model::{
     Action, ActionCall, Subtask, SubtaskId, SubtaskStatus, SubtaskTrajectory, Task, TaskId,
-    TaskTrajectory, TrajectoryAction,
+    TaskNode, TaskTrajectory, TrajectoryAction,
 };
 use crate::store::tasks::{StoredTaskTrajectory, VALIDATED};
 use crate::store::StoreError;
@@ -174,13 +175,23 @@ pub enum AssembleError {
 /// The k-th task trajectory of `task`: its nodes' subtask trajectories
 /// concatenated in `order`, played on `desk` as they are joined.
 ///
-/// A subtask trajectory was recorded from the initial desktop, where its
-/// application had no window yet. When an earlier node left a window of the same
-/// application open (with its own selection, lists and fields), the joined
-/// trajectory first closes that window (a click on its taskbar button when it is
-/// not in front, then on its title bar's Close button), so the node starts from a
-/// fresh window as it did when it was verified. These joining steps are ordinary
-/// actions an agent could take; their observations are named `join_NN.png`.
+/// A subtask trajectory was recorded from the initial desktop: it clicks "Start"
+/// (show the desktop) and launches its application. In a task, an earlier node
+/// may have left that application's window open. The joined trajectory then
+/// continues in it: a click on its taskbar button when it is not in front, and the
+/// subtask's steps without the "Start" click and the launch. Likewise a "Start"
+/// click is left out while the desktop is already shown. Each such shortcut is
+/// kept only when the node, followed by the graph evaluator while joining,
+/// completes with it; otherwise (the open window is on another screen, holds other
+/// values...) the open window is closed first (a click on its taskbar button when
+/// it is not in front, then on its title bar's Close button) and the node is played
+/// as verified. When the whole joined trajectory still leaves a node incomplete,
+/// it is joined again closing every open window, as verified. Joining steps are
+/// ordinary actions an agent could take; their observations are named
+/// `join_NN.png`.
+///
+/// Every step's `description` is what the screen shows before it on the joined
+/// desktop ([`super::narrate::screen_before`]) and its `effect` what it did there.
 ///
 /// # Errors
 /// A node of the order that the task does not have, or a node without a verified
@@ -190,14 +201,106 @@ pub fn assemble(
     k: usize,
     order: &[String],
     index: &TrajectoryIndex<'_>,
+    subtasks: &BTreeMap<SubtaskId, Subtask>,
     desk: &mut SimDesktop,
 ) -> Result<TaskTrajectory, AssembleError> {
     let task_id = task_id_of(task);
     let trajectory_id = format!("{}({k})", task_id.0);
+    // Without evaluable checks no shortcut can be confirmed: join as verified.
+    let evaluator = node_checks(task, subtasks)
+        .ok()
+        .and_then(|nodes| GraphEvaluator::for_task(task, nodes, 0).ok());
+    let mut joined = join(task, &trajectory_id, order, index, desk, evaluator.clone())?;
+    if evaluator.is_some() && !joined.complete {
+        joined = join(task, &trajectory_id, order, index, desk, None)?;
+    }
+    Ok(TaskTrajectory {
+        trajectory_id,
+        task_id,
+        topological_order: order.to_vec(),
+        instruction: task.task_instruction.clone(),
+        intent: task.task_intent.clone(),
+        observations: joined.observations,
+        actions: joined.actions,
+    })
+}
+
+/// A joined trajectory and whether every node completed while joining.
+struct Joined {
+    observations: Vec<String>,
+    actions: Vec<TrajectoryAction>,
+    complete: bool,
+}
+
+/// The steps joined so far and the desktop (with the evaluator) after them.
+struct Joining<'a> {
+    trajectory_id: &'a str,
+    desk: SimDesktop,
+    evaluator: Option<GraphEvaluator>,
+    observations: Vec<String>,
+    actions: Vec<TrajectoryAction>,
+}
+
+impl Joining<'_> {
+    /// Plays `step` (with the wheel turns it needs first), records it with the
+    /// screen before it and its effect; `observation` names its screenshot (a
+    /// joining step's when None). Returns whether every action was valid.
+    fn push(&mut self, step: &TrajectoryAction, observation: Option<&String>) -> bool {
+        let mut ok = true;
+        for turn in scrolling_steps(&mut self.desk.clone(), step) {
+            ok &= self.play(turn, None);
+        }
+        ok & self.play(step.clone(), observation)
+    }
+
+    fn play(&mut self, mut step: TrajectoryAction, observation: Option<&String>) -> bool {
+        let action = step.to_action();
+        step.description = super::narrate::screen_before(&self.desk, &action);
+        let out = self.desk.step(&action);
+        step.effect = out.observation.feedback.clone().unwrap_or_default();
+        if let Some(e) = self.evaluator.as_mut() {
+            e.after_step(self.desk.probes());
+        }
+        self.observations.push(match observation {
+            Some(o) => o.clone(),
+            None => format!(
+                "{}/join_{:02}.png",
+                self.trajectory_id,
+                self.observations.len()
+            ),
+        });
+        self.actions.push(step);
+        out.ok
+    }
+
+    fn completed(&self, node: &str) -> bool {
+        self.evaluator
+            .as_ref()
+            .is_some_and(|e| e.state(node) == Some(NodeState::Completed))
+    }
+}
+
+/// Joins the nodes' trajectories on `desk`; with an `evaluator`, nodes continue in
+/// windows left open where that completes them (see [`assemble`]), without one
+/// every open window of a node's application is closed first.
+fn join(
+    task: &Task,
+    trajectory_id: &str,
+    order: &[String],
+    index: &TrajectoryIndex<'_>,
+    desk: &mut SimDesktop,
+    evaluator: Option<GraphEvaluator>,
+) -> Result<Joined, AssembleError> {
     desk.reset(&Setup::default())
         .map_err(|e| AssembleError::Desktop(e.to_string()))?;
-    let mut observations = Vec::new();
-    let mut actions = Vec::new();
+    let shortcuts = evaluator.is_some();
+    let mut j = Joining {
+        trajectory_id,
+        desk: desk.clone(),
+        evaluator,
+        observations: Vec::new(),
+        actions: Vec::new(),
+    };
     for id in order {
         let node = task
             .nodes
@@ -210,40 +313,146 @@ pub fn assemble(
                 subtask: node.subtask_id.0.clone(),
                 index: node.parameter_index,
             })?;
-        for step in closing_steps(desk, &node.application) {
-            observations.push(format!(
-                "{}/join_{:02}.png",
-                trajectory_id,
-                observations.len()
-            ));
-            actions.push(step);
+        let finals: Vec<String> = t
+            .observations
+            .iter()
+            .skip(t.actions.len())
+            .cloned()
+            .collect();
+        if shortcuts {
+            let before = (
+                j.desk.clone(),
+                j.evaluator.clone(),
+                j.observations.len(),
+                j.actions.len(),
+            );
+            if continue_node(&mut j, node, t) && j.completed(id) {
+                j.observations.extend(finals);
+                continue;
+            }
+            j.desk = before.0;
+            j.evaluator = before.1;
+            j.observations.truncate(before.2);
+            j.actions.truncate(before.3);
+        }
+        for step in closing_steps(&mut j.desk.clone(), &node.application) {
+            j.play(step, None);
         }
         for (i, a) in t.actions.iter().enumerate() {
-            for step in scrolling_steps(desk, a) {
-                observations.push(format!(
-                    "{}/join_{:02}.png",
-                    trajectory_id,
-                    observations.len()
-                ));
-                actions.push(step);
-            }
-            desk.step(&a.to_action());
-            if let Some(o) = t.observations.get(i) {
-                observations.push(o.clone());
-            }
-            actions.push(a.clone());
+            j.push(a, t.observations.get(i));
         }
-        observations.extend(t.observations.iter().skip(t.actions.len()).cloned());
+        j.observations.extend(finals);
     }
-    Ok(TaskTrajectory {
-        trajectory_id,
-        task_id,
-        topological_order: order.to_vec(),
-        instruction: task.task_instruction.clone(),
-        intent: task.task_intent.clone(),
-        observations,
-        actions,
+    let complete = j
+        .evaluator
+        .as_ref()
+        .is_some_and(GraphEvaluator::all_completed);
+    *desk = j.desk;
+    Ok(Joined {
+        observations: j.observations,
+        actions: j.actions,
+        complete,
     })
+}
+
+/// The text of the taskbar's "Start" (show the desktop) button on `desk`.
+fn show_desktop_text(desk: &SimDesktop) -> Option<String> {
+    desk.live()
+        .controls
+        .iter()
+        .find(|c| c.target == Target::ShowDesktop)
+        .map(|c| c.info.control_text.clone())
+}
+
+/// Plays `node`'s trajectory `t` on `j` without starting over where the desktop
+/// allows: in the window of its application left open by an earlier node (brought
+/// to the front first when it is not), or without the "Start" click when the
+/// desktop is already shown. Returns false when the trajectory was played as
+/// verified (nothing to shorten) or a step was not valid.
+fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) -> bool {
+    let app = node.application.as_str();
+    let state = j.desk.state();
+    let open = state.windows.iter().position(|w| w.app == app);
+    let desktop_shown = state.active.is_none();
+    if open.is_none() && !desktop_shown {
+        return false;
+    }
+    let start = show_desktop_text(&j.desk);
+    let is_click =
+        |a: &TrajectoryAction| matches!(a.call, ActionCall::ClickInput { double: false, .. });
+    // The leading "Start" click, and with an open window the launch after it.
+    let mut skip = 0;
+    if let Some(a) = t.actions.first() {
+        if is_click(a) && Some(&a.control_text) == start.as_ref() {
+            skip = 1;
+        }
+    }
+    if open.is_some() {
+        if let Some(a) = t.actions.get(skip) {
+            if is_click(a) && a.control_text == app {
+                skip += 1;
+            } else {
+                return false;
+            }
+        }
+    }
+    if skip == 0 {
+        return false;
+    }
+    let mut ok = true;
+    if let Some(w) = open {
+        if j.desk.state().active != Some(w) {
+            match focus_step(&j.desk, app, &node.instruction) {
+                Some(step) => ok &= j.play(step, None),
+                None => return false,
+            }
+        }
+    }
+    for (i, a) in t.actions.iter().enumerate().skip(skip) {
+        if !ok {
+            break;
+        }
+        ok &= j.push(a, t.observations.get(i));
+    }
+    ok
+}
+
+/// A click on `app`'s taskbar button to bring its open window to the front, with
+/// a thought saying why (the node's instruction).
+fn focus_step(desk: &SimDesktop, app: &str, instruction: &str) -> Option<TrajectoryAction> {
+    let obs = desk.observe();
+    let c = obs.controls.iter().find(|c| {
+        c.parent_control_text == "Taskbar" && c.control_text == app && c.control_type == "Button"
+    })?;
+    let what = instruction_clause(instruction, app);
+    let thought = match variant(instruction, 3) {
+        0 => format!("Next I have to {what}. {app} is still open from an earlier step, so I switch to its window on the taskbar instead of starting it again."),
+        1 => format!("The next part of the task, to {what}, happens in {app}; its window is already open, so bringing it to the front is enough."),
+        _ => format!("{app} is already running in the background; I bring its window to the front to {what}."),
+    };
+    Some(click_step(c, thought, String::new()))
+}
+
+/// The instruction of a node as a clause after "to": "In Mail, send ..." becomes
+/// "send ...", without the final period.
+fn instruction_clause(instruction: &str, app: &str) -> String {
+    let s = instruction.trim().trim_end_matches('.');
+    let s = s.strip_prefix(&format!("In {app}, ")).unwrap_or(s);
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A deterministic choice among `n` phrasings, by the text they are about.
+fn variant(key: &str, n: usize) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h % n as u64) as usize
 }
 
 /// The steps that close `app`'s open window on `desk` (none when it has no
@@ -320,6 +529,7 @@ fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<Trajec
                 ),
                 control_text: list.control_text.clone(),
                 control_label: Some(list.label.clone()),
+                effect: String::new(),
             };
             let outcome = desk.step(&turn.to_action());
             steps.push(turn);
@@ -356,6 +566,7 @@ fn click_step(
         thought,
         control_text: c.control_text.clone(),
         control_label: Some(c.label.clone()),
+        effect: String::new(),
     }
 }
 
@@ -475,7 +686,7 @@ pub fn run(
         let mut trajs = Vec::new();
         let mut missing = None;
         for (j, order) in task.successful_topo.iter().take(args.orders).enumerate() {
-            match assemble(task, j, order, &index, &mut joiner) {
+            match assemble(task, j, order, &index, &by_id, &mut joiner) {
                 Ok(t) => trajs.push(t),
                 Err(e) => {
                     missing = Some(e);

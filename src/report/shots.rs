@@ -82,12 +82,18 @@ pub fn replay(
     Ok(frames)
 }
 
-/// A short description of an action: its own description when recorded, else the
-/// call and its control.
+/// A short caption of an action: the call and its control, then what it did when
+/// that was recorded (the step's `description` is the screen before the action,
+/// not a caption of it).
 pub fn describe(a: &TrajectoryAction) -> String {
-    if !a.description.trim().is_empty() {
-        return a.description.trim().to_string();
+    let call = call_text(a);
+    match a.effect.trim() {
+        "" => call,
+        effect => format!("{call}: {effect}"),
     }
+}
+
+fn call_text(a: &TrajectoryAction) -> String {
     let on = if a.control_text.is_empty() {
         String::new()
     } else {
@@ -268,6 +274,7 @@ mod tests {
             rect: [0; 4],
             description: String::new(),
             thought: String::new(),
+            effect: String::new(),
             control_text: "Writer".into(),
             control_label: None,
         };
@@ -287,6 +294,7 @@ mod tests {
             rect: [0; 4],
             description: String::new(),
             thought: String::new(),
+            effect: String::new(),
             control_text: first.control_text.clone(),
             control_label: None,
         };

@@ -27,9 +27,12 @@
 //! Moves are the visible controls of the subtask's application: clicks on buttons,
 //! menu items and relevant list items (named by a parameter or the instruction),
 //! double clicks on those items, parameter values typed into Edit fields (with and
-//! without `{ENTER}`), and the application's key combos. Every plan starts with a
+//! without `{ENTER}`), and the application's key combos. A plan starts with a
 //! click on "Start" (show the desktop) and launches the application from the
-//! launcher, so the same trajectory also works after other subtasks' trajectories.
+//! launcher when the application is not open yet; joining task trajectories
+//! leaves both out where a window of the application is already open. Each step's
+//! thought is written from the finished plan ([`explain`]): the part of the goal
+//! it serves and why this control.
 //!
 //! Plans are cached per (instruction, feedback), so the step-by-step protocol costs
 //! one search per episode; the search is bounded (node budget and depth) and
@@ -939,7 +942,14 @@ pub fn search(
     };
     let mut root = start.clone();
     let mut prefix = Vec::new();
-    if show_desktop {
+    // From the desktop when the application is not open yet; in its window when
+    // it is.
+    let open = start
+        .state()
+        .windows
+        .iter()
+        .any(|w| w.app == inst.application);
+    if show_desktop && !open {
         if let Some(c) = root
             .live()
             .controls
@@ -1046,7 +1056,362 @@ pub fn search(
     } else {
         plan
     });
-    prefix
+    explain(start, &goal, prefix)
+}
+
+// ---------------------------------------------------------------------------
+// Thoughts
+
+/// A deterministic choice among `n` phrasings.
+fn variant(key: &str, n: usize) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h % n.max(1) as u64) as usize
+}
+
+/// Lower-cases the first letter unless the word is an acronym ("PDF").
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match (c.next(), s.chars().nth(1)) {
+        (Some(f), second) if !second.is_some_and(char::is_uppercase) => {
+            f.to_lowercase().collect::<String>() + c.as_str()
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// The parts of an instruction, each a clause that can follow "to": "In Mail,
+/// open 'a', then send it, which creates 'b'." gives "open 'a'" and "send it".
+fn clauses(instruction: &str, app: &str) -> Vec<String> {
+    let s = instruction.trim().trim_end_matches('.');
+    let s = s.strip_prefix(&format!("In {app}, ")).unwrap_or(s);
+    let mut out = Vec::new();
+    for part in s.split(", then ") {
+        let part = part.split(", which creates ").next().unwrap_or(part);
+        let part = part.trim().trim_end_matches(',');
+        if !part.is_empty() {
+            out.push(lower_first(part));
+        }
+    }
+    if out.is_empty() {
+        out.push(lower_first(s));
+    }
+    out
+}
+
+/// What a resource kind is called, from its description ("A video file that
+/// exists on disk." gives "video file").
+fn noun_of(desk: &SimDesktop, kind: &str) -> String {
+    let Some(d) = desk.kinds().get(kind).map(|k| k.description.clone()) else {
+        return kind.replace('_', " ");
+    };
+    let mut s = d.trim().trim_end_matches('.').to_string();
+    for article in ["A ", "An ", "The "] {
+        if let Some(r) = s.strip_prefix(article) {
+            s = r.to_string();
+            break;
+        }
+    }
+    for stop in [
+        " that ", " with ", " has ", " is ", " holds ", " for ", " known ", " (", ",",
+    ] {
+        if let Some(i) = s.find(stop) {
+            s.truncate(i);
+        }
+    }
+    lower_first(&s)
+}
+
+/// The parts of a plan's goal one step can serve.
+#[derive(Clone)]
+enum Purpose {
+    /// A value of the instruction goes into a field.
+    Value {
+        value: String,
+        field: String,
+        enter: bool,
+    },
+    /// The step makes the outputs hold.
+    Outputs,
+    /// The control is named by the instruction.
+    Named,
+    /// A list item on the way to (or being) a value.
+    Item {
+        value: String,
+        open: bool,
+    },
+    /// The check of the subtask expects it.
+    Expected,
+    /// It brings the next step's control on screen.
+    Reveals(String),
+    /// Launch, focus, show the desktop, dismiss a message box, scroll.
+    Launch,
+    Focus,
+    ShowDesktop,
+    Dismiss,
+    /// Scrolls the list (first) to reach a control (second).
+    Scroll(String, Option<String>),
+    Other,
+}
+
+/// Gives each step of `steps` (a plan from `root`) a thought that says which part
+/// of the goal it serves and why this control: the clause of the instruction, the
+/// value being entered and where it comes from, the output it makes, the control
+/// it brings on screen. Derived from the instruction, the parameter values, the
+/// resources and the controls only; the phrasing varies deterministically.
+fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<PlannedStep> {
+    let inst = goal.inst;
+    let app = inst.application.as_str();
+    let parts = clauses(&inst.instruction, app);
+    let find = |needle: &str| -> Option<String> {
+        let n = needle.trim().to_lowercase();
+        if n.chars().count() < 3 {
+            return None;
+        }
+        parts
+            .iter()
+            .find(|c| c.to_lowercase().contains(&n))
+            .cloned()
+    };
+    let outputs: Vec<String> = inst
+        .outputs
+        .iter()
+        .map(|r| match &r.parameter {
+            Some(p) => format!("'{p}'"),
+            None => format!("the {}", noun_of(root, &r.kind)),
+        })
+        .collect();
+    // Replay the plan: the desk before each step, and what each step serves.
+    let mut desks = vec![root.clone()];
+    for s in &steps {
+        let mut d = desks.last().expect("one desk at least").clone();
+        d.step_quiet(&s.action);
+        desks.push(d);
+    }
+    let mut purposes: Vec<(Purpose, Option<String>)> = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        let before = &desks[i];
+        let after = &desks[i + 1];
+        let live = before.live();
+        let target = live.resolve(&s.action).map(|k| live.controls[k].clone());
+        let text = s.action.control_text.clone();
+        let made = !goal.outputs_hold(before) && goal.outputs_hold(after);
+        let p = match (&s.action.call, target.as_ref().map(|c| &c.target)) {
+            (_, Some(Target::Launch(_))) => (Purpose::Launch, parts.first().cloned()),
+            (_, Some(Target::Focus(_))) => (Purpose::Focus, None),
+            (_, Some(Target::ShowDesktop)) => (Purpose::ShowDesktop, parts.first().cloned()),
+            (_, Some(Target::DialogOk)) => (Purpose::Dismiss, None),
+            (ActionCall::WheelMouseInput { .. }, _) => {
+                let next = steps[i + 1..]
+                    .iter()
+                    .find(|n| !matches!(n.action.call, ActionCall::WheelMouseInput { .. }))
+                    .map(|n| n.action.control_text.clone())
+                    .filter(|t| !t.is_empty());
+                (Purpose::Scroll(text.clone(), next), None)
+            }
+            (ActionCall::KeyboardInput { keys }, _) if !text.is_empty() => {
+                let typed = goal
+                    .values
+                    .iter()
+                    .map(|v| v.text.clone())
+                    .chain(goal.goals.typed.iter().cloned())
+                    .find(|v| keys.starts_with(&literal_keys(v)));
+                match typed {
+                    Some(v) => {
+                        let clause = find(&v).or_else(|| find(vfs::base_name(&v)));
+                        (
+                            Purpose::Value {
+                                enter: keys.to_lowercase().ends_with("{enter}"),
+                                value: v,
+                                field: text.clone(),
+                            },
+                            clause,
+                        )
+                    }
+                    None => (Purpose::Other, find(&text)),
+                }
+            }
+            _ if made => (
+                Purpose::Outputs,
+                find(&text).or_else(|| {
+                    inst.outputs
+                        .iter()
+                        .filter_map(|r| r.parameter.as_deref())
+                        .find_map(|p| find(p))
+                }),
+            ),
+            (_, Some(Target::Item { path, .. })) => {
+                let double = matches!(s.action.call, ActionCall::ClickInput { double: true, .. });
+                let value = goal
+                    .values
+                    .iter()
+                    .find(|v| match path {
+                        Some(p) => {
+                            let p = p.trim_end_matches('/');
+                            v.text == p || v.text.starts_with(&format!("{p}/"))
+                        }
+                        None => same(&v.text, &text) || same(&v.base, &text),
+                    })
+                    .map(|v| v.text.clone());
+                match value {
+                    Some(v) => {
+                        let clause = find(&v);
+                        (Purpose::Item { value: v, open: double }, clause)
+                    }
+                    None => (Purpose::Named, find(&text)),
+                }
+            }
+            _ if find(&text).is_some() => (Purpose::Named, find(&text)),
+            _ if goal.goals.clicks.iter().any(|c| same(c, &text))
+                || goal.goals.keys.iter().any(|k| {
+                    matches!(&s.action.call, ActionCall::KeyboardInput { keys }
+                        if crate::env::sim::normalize_keys(k) == crate::env::sim::normalize_keys(keys))
+                }) =>
+            {
+                (Purpose::Expected, None)
+            }
+            _ => {
+                // Does it bring the next step's control on screen?
+                let next = steps.get(i + 1).filter(|n| {
+                    !n.action.control_text.is_empty()
+                        && before.live().resolve(&n.action).is_none()
+                        && after.live().resolve(&n.action).is_some()
+                });
+                match next {
+                    Some(n) => (Purpose::Reveals(n.action.control_text.clone()), None),
+                    None => (Purpose::Other, None),
+                }
+            }
+        };
+        purposes.push(p);
+    }
+    // Steps that serve no named clause serve the next step's.
+    let mut next_clause: Option<String> = None;
+    for p in purposes.iter_mut().rev() {
+        match &p.1 {
+            Some(c) => next_clause = Some(c.clone()),
+            None => p.1 = next_clause.clone(),
+        }
+    }
+    let fallback = parts.last().cloned().unwrap_or_default();
+    let out_list = outputs.join(" and ");
+    steps
+        .into_iter()
+        .zip(purposes)
+        .enumerate()
+        .map(|(i, (mut step, (purpose, clause)))| {
+            let c = clause.unwrap_or_else(|| fallback.clone());
+            let t = step.action.control_text.clone();
+            let key = format!("{}#{i}", inst.instruction);
+            let pick = |n| variant(&key, n);
+            let thought = match purpose {
+                Purpose::ShowDesktop => match pick(2) {
+                    0 => format!("{app} is not open yet; showing the desktop brings its launcher into view."),
+                    _ => format!("To {c} I need {app}, which is not running, so I first go to the desktop where its launcher is."),
+                },
+                Purpose::Launch => match pick(2) {
+                    0 => format!("This part of the task happens in {app}, which is not open yet, so I start it from its launcher."),
+                    _ => format!("{app} has to be running to {c}; its launcher '{t}' starts it."),
+                },
+                Purpose::Focus => format!("{app} is open behind the current window; I bring it to the front to {c}."),
+                Purpose::Dismiss => format!("A message box is in the way; '{t}' closes it so I can {c}."),
+                Purpose::Scroll(list, next) => match next {
+                    Some(n) => format!("'{n}' is further down in '{list}' and I need it to {c}, so I scroll the list."),
+                    None => format!("What I need to {c} is further down in '{list}', so I scroll the list."),
+                },
+                Purpose::Value { value, field, enter } => {
+                    let enter_s = if enter { " and press Enter to confirm it" } else { "" };
+                    let output = inst
+                        .outputs
+                        .iter()
+                        .find(|r| r.parameter.as_deref() == Some(value.as_str()));
+                    let input = inst
+                        .inputs
+                        .iter()
+                        .find(|r| r.parameter.as_deref() == Some(value.as_str()));
+                    let rule = goal.values.iter().find(|v| v.text == value).map(|v| v.rule.clone());
+                    let path = value.starts_with('/') || value.starts_with('~');
+                    match (output, input, rule) {
+                        (Some(r), None, _) if path => {
+                            let noun = noun_of(root, &r.kind);
+                            match pick(2) {
+                                0 => format!("The {noun} has to be saved as '{value}', so I type that path into '{field}'{enter_s}."),
+                                _ => format!("'{field}' decides where the {noun} goes, and the task wants it at '{value}'; I type that path{enter_s}."),
+                            }
+                        }
+                        (Some(r), None, _) => {
+                            let noun = noun_of(root, &r.kind);
+                            match pick(2) {
+                                0 => format!("The {noun} to end up with is '{value}', so '{value}' goes into '{field}'{enter_s}."),
+                                _ => format!("To {c}, '{field}' must hold '{value}', the value the task asks for; I type it{enter_s}."),
+                            }
+                        }
+                        (_, Some(r), _) if path => {
+                            let noun = noun_of(root, &r.kind);
+                            match pick(2) {
+                                0 => format!("The {noun} to work on is '{value}'; I type its path into '{field}'{enter_s}, the direct way to it."),
+                                _ => format!("To {c}, I need '{value}', so I give its path in '{field}'{enter_s}."),
+                            }
+                        }
+                        (_, _, Some(FieldRule::Only(f))) => match pick(2) {
+                            0 => format!("The instruction names '{value}' for {f}, so that is what goes into '{field}'{enter_s}."),
+                            _ => format!("{} must be '{value}' as the instruction says; I type it into '{field}'{enter_s}.", upper_first(&f)),
+                        },
+                        _ => match pick(3) {
+                            0 => format!("To {c}, '{field}' needs '{value}'; I type it there{enter_s}."),
+                            1 => format!("The instruction asks to {c}, so I enter '{value}' in '{field}'{enter_s}."),
+                            _ => format!("'{value}' comes from the instruction ({c}); '{field}' is where it belongs{enter_s}."),
+                        },
+                    }
+                }
+                Purpose::Outputs => match (&step.action.call, pick(2)) {
+                    (ActionCall::KeyboardInput { keys }, _) => format!("Everything to {c} is in place; the shortcut {keys} carries it out and should give {out_list}."),
+                    (_, 0) => format!("Everything to {c} is in place; '{t}' carries it out and should give {out_list}."),
+                    _ => format!("The last thing left is to {c}: '{t}' does it, which should produce {out_list}."),
+                },
+                Purpose::Item { value, open } => {
+                    let target = value.trim_end_matches('/');
+                    let is_it = same(vfs::base_name(target), &t) || same(target, &t);
+                    match (is_it, open) {
+                        (true, true) => format!("'{t}' is '{value}', the one the instruction names, so I open it."),
+                        (true, false) => format!("'{t}' is '{value}', the one the instruction names, so I select it to {c}."),
+                        (false, true) => format!("'{value}' is inside '{t}', so I open that folder on the way to it."),
+                        (false, false) => format!("'{value}' is inside '{t}'; I select that folder on the way to it."),
+                    }
+                }
+                Purpose::Named => match pick(3) {
+                    0 => format!("The next part of the goal is to {c}, and '{t}' is the control for it."),
+                    1 => format!("To {c}, as the instruction asks, I use '{t}'."),
+                    _ => format!("The instruction says to {c}; '{t}' is how this window does that."),
+                },
+                Purpose::Expected => match &step.action.call {
+                    ActionCall::KeyboardInput { keys } => format!("The subtask is judged by the key press {keys} as part of '{c}', so I press it."),
+                    _ => format!("The subtask is judged by a click on '{t}' as part of '{c}', so I click it."),
+                },
+                Purpose::Reveals(n) => match pick(2) {
+                    0 => format!("To {c} I need '{n}', which is not on screen yet; '{t}' brings it up."),
+                    _ => format!("'{n}' is not visible yet and I need it to {c}, so I open '{t}' first."),
+                },
+                Purpose::Other => match &step.action.call {
+                    ActionCall::KeyboardInput { keys } if t.is_empty() => format!("Pressing {keys} moves me towards {c}."),
+                    _ => format!("'{t}' moves me towards the goal: {c}."),
+                },
+            };
+            step.thought = thought;
+            step
+        })
+        .collect()
+}
+
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
 }
 
 /// Longest run of steps [`prune`] tries to drop at once (a detour such as

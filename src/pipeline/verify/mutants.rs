@@ -38,7 +38,11 @@ pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> 
         let gone = a.remove(i);
         out.push(Mutant {
             kind: "drop_action",
-            description: format!("without step {} ({})", i + 1, gone.description),
+            description: format!(
+                "without step {} ({})",
+                i + 1,
+                crate::pipeline::narrate::action_text(&gone.call, &gone.control_text)
+            ),
             actions: a,
         });
     }
@@ -47,7 +51,10 @@ pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> 
             kind: "stop_early",
             description: format!(
                 "stopped before the last step ({})",
-                actions[n - 1].description
+                crate::pipeline::narrate::action_text(
+                    &actions[n - 1].call,
+                    &actions[n - 1].control_text
+                )
             ),
             actions: actions[..n - 1].to_vec(),
         });

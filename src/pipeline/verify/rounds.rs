@@ -134,28 +134,6 @@ fn control_infos(obs: &crate::env::Observation) -> Vec<ControlInfo> {
         .collect()
 }
 
-fn describe(action: &crate::model::Action, feedback: Option<&str>) -> String {
-    let what = match &action.call {
-        crate::model::ActionCall::ClickInput { double: true, .. } => {
-            format!("Double-click '{}'", action.control_text)
-        }
-        crate::model::ActionCall::ClickInput { .. } => format!("Click '{}'", action.control_text),
-        crate::model::ActionCall::KeyboardInput { keys } if action.control_text.is_empty() => {
-            format!("Press {keys}")
-        }
-        crate::model::ActionCall::KeyboardInput { keys } => {
-            format!("Type {keys:?} into '{}'", action.control_text)
-        }
-        crate::model::ActionCall::WheelMouseInput { wheel_dist } => {
-            format!("Scroll '{}' by {wheel_dist}", action.control_text)
-        }
-    };
-    match feedback {
-        Some(f) if !f.is_empty() => format!("{what}: {f}"),
-        _ => what,
-    }
-}
-
 impl UnitContext<'_> {
     fn episode(
         &self,
@@ -211,6 +189,7 @@ impl UnitContext<'_> {
                     })
                     .map(|c| c.rect)
                     .unwrap_or_default();
+                let before = crate::pipeline::narrate::screen_before(&desk, action);
                 let out = desk.step(action);
                 if !out.ok {
                     ep.wrong_steps += 1;
@@ -220,8 +199,9 @@ impl UnitContext<'_> {
                 ep.actions.push(TrajectoryAction {
                     call: action.call.clone(),
                     rect,
-                    description: describe(action, out.observation.feedback.as_deref()),
+                    description: before,
                     thought: step.thought.clone(),
+                    effect: out.observation.feedback.clone().unwrap_or_default(),
                     control_text: action.control_text.clone(),
                     control_label: action.control_label.clone(),
                 });
