@@ -307,24 +307,28 @@ fn natural_lead(sentence: &str) -> (Lead<'_>, &str) {
         }
     }
     if let Some(rest) = strip_prefix_ci(sentence, ONCE) {
-        // The lead ends at the first comma outside quotes.
+        // The lead ends at the first "ready," outside quotes.
         let mask = text::quote_mask(rest);
-        if let Some(comma) = rest
-            .bytes()
-            .enumerate()
-            .position(|(i, b)| b == b',' && !mask[i])
-        {
-            let names: Vec<&str> = text::quoted_spans(&rest[..comma])
+        let lower = rest.to_ascii_lowercase();
+        let end = lower
+            .match_indices(READY)
+            .map(|(at, _)| at)
+            .find(|&at| !mask[at]);
+        if let Some(at) = end {
+            let names: Vec<&str> = text::quoted_spans(&rest[..at])
                 .into_iter()
                 .map(unquote)
                 .collect();
             if !names.is_empty() {
-                return (Lead::Once(names), rest[comma + 1..].trim_start());
+                return (Lead::Once(names), rest[at + READY.len()..].trim_start());
             }
         }
     }
     (Lead::None, sentence)
 }
+
+/// Ends the lead of a "Once 'x' is ready," sentence.
+const READY: &str = "ready,";
 
 fn unquote(quoted: &str) -> &str {
     quoted
@@ -471,13 +475,37 @@ mod tests {
     }
 
     #[test]
-    fn compact_layers_become_complete_bipartite_edges() {
-        let p =
-            parse("Goal: x. First, in any order: open a; open b. Then, merge c. Finally, send d.")
-                .unwrap();
+    fn natural_leads_become_edges() {
+        let p = parse(
+            "Goal: x. Open 'a, b'. Separately, open 'b'. Once 'a, b' and 'b' are ready, merge 'c'. Then, send 'c'. Finally, file 'd'.",
+        )
+        .unwrap();
         assert_eq!(p.goal.as_deref(), Some("x"));
-        assert_eq!(p.steps, vec!["open a", "open b", "merge c", "send d"]);
-        assert_eq!(p.edges, vec![(0, 2), (1, 2), (2, 3)]);
+        assert_eq!(
+            p.steps,
+            vec![
+                "Open 'a, b'",
+                "open 'b'",
+                "merge 'c'",
+                "send 'c'",
+                "file 'd'"
+            ]
+        );
+        assert_eq!(p.edges, vec![(0, 2), (1, 2), (2, 3), (3, 4)]);
+    }
+
+    #[test]
+    fn an_unmarked_goal_is_the_extra_first_sentence() {
+        let p = parse_for("Keep the notes tidy. Open 'a'. Then, send 'a'.", Some(2)).unwrap();
+        assert_eq!(p.goal.as_deref(), Some("Keep the notes tidy"));
+        assert_eq!(p.edges, vec![(0, 1)]);
+        let p = parse_for("Open 'a'. Send 'a'.", Some(2)).unwrap();
+        assert_eq!(p.goal, None);
+        assert_eq!(
+            p.edges,
+            vec![(0, 1)],
+            "a sentence without a lead follows the one before"
+        );
     }
 
     #[test]
@@ -519,8 +547,15 @@ mod tests {
             })
         );
         assert_eq!(
-            parse("First, in any order: a; ; b."),
+            parse("Open a. Then,. b."),
             Err(ReconstructError::EmptyStep { step: 2 })
+        );
+        assert_eq!(
+            parse("Open a. Once 'z' is ready, b."),
+            Err(ReconstructError::UnknownName {
+                step: 2,
+                name: "z".into()
+            })
         );
         let s = subs(&[("s1", "a"), ("s2", "b")]);
         assert_eq!(
@@ -545,12 +580,11 @@ mod tests {
             ("s3", "Write a mail to bob@example.com, attach '/home/user/Documents/pancakes.pdf', and send it."),
         ]);
         let edges = reconstruct(
-            "First, in any order: open the recipe 'Lentil Soup' in Recipes; open the recipe 'Banana Pancakes' in Recipes and print it to '/home/user/Documents/pancakes.pdf'. Then, write a mail to bob@example.com and attach '/home/user/Documents/pancakes.pdf'.",
+            "Open the recipe 'Lentil Soup' in Recipes. Separately, open the recipe 'Banana Pancakes' in Recipes and print it to '/home/user/Documents/pancakes.pdf'. Once '/home/user/Documents/pancakes.pdf' is ready, write a mail to bob@example.com and attach '/home/user/Documents/pancakes.pdf'.",
             &s,
         )
         .unwrap();
-        let want: Vec<(String, String)> =
-            vec![("s1".into(), "s3".into()), ("s2".into(), "s3".into())];
+        let want: Vec<(String, String)> = vec![("s2".into(), "s3".into())];
         assert_eq!(edges, want);
     }
 }
