@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use synth::graph::synthetic::{synthetic_pool, SyntheticPool};
-use synth::graph::{compose, ComposeError, ComposeSpec, Pool, Profile, SmallDag, Target};
+use synth::graph::{
+    clashes, compose, task_clashes, ClashKind, ComposeError, ComposeSpec, Pool, Profile, SmallDag,
+    Target,
+};
 use synth::model::{Dimension, Level, Task};
 
 /// Random DAG: edges i->j (i<j) by mask, then nodes relabelled by a permutation.
@@ -376,4 +379,195 @@ fn shortfall_names_the_constraint_that_ran_dry() {
         "{}",
         short.constraint
     );
+}
+
+/// A pool that invites clashes: every file on the desktop is read by several
+/// subtasks, edited (marked) by others, edited in place by one, and copied to the
+/// one clipboard by several; merges join an edit's and a read's results.
+fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
+    use synth::model::{ParameterSet, Subtask, SubtaskId};
+    use synth::resources::{KindSpec, Resource};
+    let mut catalog = synth::graph::synthetic::synthetic_catalog().unwrap();
+    for (kind, ext, parameter) in [
+        ("pdf", Some("pdf"), true),
+        ("txt", Some("txt"), true),
+        ("docx", Some("docx"), true),
+        ("zip", Some("zip"), true),
+        ("clip", None, false),
+    ] {
+        catalog.kinds.insert(
+            kind.into(),
+            KindSpec {
+                description: kind.into(),
+                parameter,
+                file_kinds: ext.map(|e| vec![e.to_string()]).unwrap_or_default(),
+                directory: false,
+            },
+        );
+    }
+    let cats = catalog.categories.clone();
+    let file = |f: usize| format!("/f{f}.pdf");
+    let sub =
+        |id: String, k: usize, ins: &[&str], outs: &[&str], params: Vec<ParameterSet>| Subtask {
+            id: SubtaskId(id.clone()),
+            instruction_template: format!("{id} on {{pdf}}"),
+            application: format!("App {}", k % 7),
+            category: Some(cats[k % cats.len()].clone()),
+            os: "Linux".into(),
+            available_parameters: params,
+            input_resources: ins.iter().map(|s| s.to_string()).collect(),
+            output_resources: outs.iter().map(|s| s.to_string()).collect(),
+            evaluation: None,
+            trajectories: vec![],
+            provenance: None,
+        };
+    let ps = |pairs: Vec<(&str, String)>| -> ParameterSet {
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    };
+    let mut subtasks = Vec::new();
+    for j in 0..2 {
+        let params = (0..files)
+            .map(|f| ps(vec![("pdf", file(f)), ("txt", format!("/f{f}_e{j}.txt"))]))
+            .collect();
+        subtasks.push(sub(format!("edit{j}"), j, &["pdf"], &["txt"], params));
+    }
+    for j in 0..readers {
+        let params = (0..files)
+            .map(|f| ps(vec![("pdf", file(f)), ("docx", format!("/f{f}_r{j}.docx"))]))
+            .collect();
+        subtasks.push(sub(format!("read{j}"), 2 + j, &["pdf"], &["docx"], params));
+    }
+    let params: Vec<ParameterSet> = (0..files).map(|f| ps(vec![("pdf", file(f))])).collect();
+    subtasks.push(sub("inplace".into(), 3, &["pdf"], &["pdf"], params.clone()));
+    for j in 0..2 {
+        subtasks.push(sub(
+            format!("copy{j}"),
+            4 + j,
+            &["pdf"],
+            &["clip"],
+            params.clone(),
+        ));
+    }
+    for j in 0..2 {
+        let params = (0..files)
+            .map(|f| {
+                ps(vec![
+                    ("txt", format!("/f{f}_e{j}.txt")),
+                    ("docx", format!("/f{f}_r{j}.docx")),
+                    ("zip", format!("/f{f}_{j}.zip")),
+                ])
+            })
+            .collect();
+        subtasks.push(sub(
+            format!("merge{j}"),
+            5 + j,
+            &["txt", "docx"],
+            &["zip"],
+            params,
+        ));
+    }
+    let initial = (0..files)
+        .map(|f| Resource::new("pdf", Some(file(f))))
+        .collect();
+    SyntheticPool {
+        catalog,
+        subtasks,
+        initial,
+    }
+}
+
+fn is_edit(s: &synth::model::Subtask) -> bool {
+    s.id.0.starts_with("edit")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn composed_tasks_never_clash(files in 1usize..4, readers in 2usize..5, seed in 0u64..1000) {
+        let syn = clash_pool(files, readers);
+        let mut pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+        pool.mark_edited_inputs(is_edit);
+        let scopes = pool.components();
+        let s = ComposeSpec {
+            count: 20,
+            seed,
+            profile: Profile::Free,
+            max_attempts: 2000,
+            ..ComposeSpec::default()
+        };
+        let out = compose(&pool, &scopes, &s).unwrap();
+        prop_assert!(!out.tasks.is_empty());
+        for t in &out.tasks {
+            let found = task_clashes(&pool, t);
+            prop_assert!(found.is_empty(), "{:?} in {:?}", found, t.nodes);
+            let insts: Vec<usize> = t
+                .dag
+                .nodes
+                .iter()
+                .map(|id| pool.find(&t.nodes[id].subtask_id, t.nodes[id].parameter_index).unwrap())
+                .collect();
+            prop_assert!(clashes(&pool, &insts).is_empty());
+        }
+    }
+}
+
+#[test]
+fn the_clash_pool_invites_clashes_the_composer_avoids() {
+    let syn = clash_pool(2, 4);
+    let plain = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let mut marked = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    marked.mark_edited_inputs(is_edit);
+    let s = ComposeSpec {
+        count: 40,
+        seed: 5,
+        profile: Profile::Free,
+        max_attempts: 4000,
+        ..ComposeSpec::default()
+    };
+    // Composed without knowing the edits, many tasks put an edit beside a read.
+    let blind = compose(&plain, &plain.components(), &s).unwrap();
+    let clashing = blind
+        .tasks
+        .iter()
+        .filter(|t| !task_clashes(&marked, t).is_empty())
+        .count();
+    assert!(
+        clashing >= 5,
+        "{clashing} of {} tasks clash",
+        blind.tasks.len()
+    );
+    let kinds: BTreeSet<ClashKind> = blind
+        .tasks
+        .iter()
+        .flat_map(|t| task_clashes(&marked, t))
+        .map(|c| c.kind)
+        .collect();
+    assert_eq!(kinds.len(), 2, "both kinds occur: {kinds:?}");
+    // Knowing them, none does, and the pool still gives tasks (fewer: the tiny
+    // pool has few graphs without an edit beside a read).
+    let careful = compose(&marked, &marked.components(), &s).unwrap();
+    assert!(careful.tasks.len() >= 10, "{:?}", careful.shortfall());
+    for t in &careful.tasks {
+        assert!(task_clashes(&marked, t).is_empty(), "{:?}", t.nodes);
+    }
+}
+
+#[test]
+fn a_free_request_spreads_over_subtasks_and_applications() {
+    let syn = synthetic_pool(255, 28, 9).unwrap();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let s = ComposeSpec {
+        count: 40,
+        seed: 1,
+        profile: Profile::Free,
+        ..ComposeSpec::default()
+    };
+    let out = compose(&pool, &scopes, &s).unwrap();
+    assert_eq!(out.tasks.len(), 40, "{:?}", out.shortfall());
+    let d = synth::graph::diversity(&out.tasks, pool.applications().len());
+    assert!(d.max_subtask_share <= 0.05, "{d}");
+    assert_eq!(d.duplicate_multisets, 0, "{d}");
+    assert!(d.application_share() >= 0.8, "{d}");
 }

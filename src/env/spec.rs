@@ -566,6 +566,50 @@ pub fn load_apps(workspace: &Path) -> Result<Vec<LoadedApp>, EnvError> {
     Ok(out)
 }
 
+impl Op {
+    /// Does the effect change the open document or an existing file in place (a
+    /// property, a line, pasted content, a save over its path, a rename, move or
+    /// delete)? Effects that only read, navigate, or write new files do not.
+    pub fn edits_in_place(&self) -> bool {
+        match self {
+            Op::SetProp { .. }
+            | Op::AppendDoc { .. }
+            | Op::Save
+            | Op::Rename { .. }
+            | Op::Move { .. }
+            | Op::Delete { .. } => true,
+            Op::Paste { into } => into == "document",
+            _ => false,
+        }
+    }
+}
+
+/// Does `subtask` change a file it takes as input? Decided from data: the controls
+/// its evaluation clicks (`check_mouse_clicks`) and the keys it presses
+/// (`check_key_presses`), looked up by text in its application's spec (every screen),
+/// trigger an effect that [`Op::edits_in_place`]. A subtask of an application with no
+/// spec edits nothing. Feeds [`crate::graph::Pool::mark_edited_inputs`].
+pub fn edits_its_input(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> bool {
+    use crate::model::CheckCall;
+    let Some(app) = apps.iter().find(|a| a.spec.name == subtask.application) else {
+        return false;
+    };
+    let Some(eval) = &subtask.evaluation else {
+        return false;
+    };
+    let effects = effects_of(&app.spec);
+    eval.checks.iter().filter(|c| c.expect).any(|c| {
+        let (text, event): (&str, &[&str]) = match &c.call {
+            CheckCall::CheckMouseClicks { text } => (text, &["click", "double"]),
+            CheckCall::CheckKeyPresses { keys } => (keys, &["key"]),
+            _ => return false,
+        };
+        effects
+            .iter()
+            .any(|(_, t, ev, e)| t == text && event.contains(ev) && e.op.edits_in_place())
+    })
+}
+
 /// Every effect of an app with where it is declared: (screen, control text, event).
 pub fn effects_of(app: &AppSpec) -> Vec<(String, String, &'static str, &Effect)> {
     let mut out = Vec::new();

@@ -1,15 +1,32 @@
 //! The composer: samples connected task DAGs inside scopes to meet complexity targets.
 //!
 //! # How a task is grown
-//! An attempt picks a node count allowed by its targets, a scope large enough, and a
-//! root instance of that scope (every input on the initial desktop). It then adds one
-//! instance at a time. A candidate is a neighbour, in the pool's dependency relation,
-//! of a node already chosen; it is admissible when it is in the scope, not chosen yet,
-//! every one of its inputs is on the initial desktop or produced by a chosen node, and
-//! adding it keeps the graph acyclic. A few admissible candidates are drawn at random
-//! and the one that best keeps every target reachable is added (greedy, see
-//! `penalty`). The finished graph is measured exactly and kept only if every measure
-//! is in its range.
+//! An attempt picks a node count allowed by its targets, then a root: an application
+//! (the less it is used so far, the likelier), a scope large enough holding a root of
+//! that application, and the least used of a few such roots (a root has every input
+//! on the initial desktop; a slot that keeps failing picks a scope weighted by size
+//! instead). It then adds one instance at a time. A candidate is a
+//! neighbour, in the pool's dependency relation, of a node already chosen; it is
+//! admissible when it is in the scope, not chosen yet, every one of its inputs is on
+//! the initial desktop or produced by a chosen node, adding it keeps the graph
+//! acyclic, and it does not clash with a chosen node it would stay unordered with
+//! (one modifies what the other reads or modifies, see [`crate::graph::clash`]; the edges
+//! are fixed by the resources, so not pairing such nodes is the only way to avoid
+//! it). A few admissible candidates are drawn at random and the one that best keeps
+//! every target reachable is added (greedy, see `penalty`), less used subtasks and
+//! applications breaking near-ties. The finished graph is measured exactly and kept
+//! only if every measure is in its range.
+//!
+//! # Diversity
+//! The composer counts, over the tasks accepted so far in this request, the nodes of
+//! each subtask and application. No subtask may take more than [`MAX_SUBTASK_SHARE`]
+//! of the nodes (of the nodes accepted so far, and at least of `min_nodes * count`):
+//! a candidate that would pass the cap is heavily penalised, and a finished task that
+//! would pass it is not accepted (the slot tries again). Every [`RELAX_AFTER`]
+//! failures of a slot raise its cap by the base value (and it picks roots by scope
+//! size, as large tasks need large scopes), so a small pool still fills its slots.
+//! Attempts read the counts as of the start of their round; acceptance updates them
+//! in slot order.
 //!
 //! # Edges
 //! A task's edges are *all* dependency-relation pairs among its nodes (every pair
@@ -23,8 +40,10 @@
 //! Task `slot`s `0..count` are processed in fixed-size chunks. Every attempt draws
 //! from its own ChaCha stream keyed by (slot, attempt number of that slot), attempts
 //! of a round run in parallel with rayon, and results are accepted in slot order,
-//! skipping duplicates (same canonical form: the sorted instance set, which fixes the
-//! edges). The same seed thus gives the same tasks whatever the thread count.
+//! skipping duplicates (same canonical form: the sorted instance set, i.e. the
+//! multiset of (subtask id, parameter index), which fixes the edges) and tasks that
+//! would over-use a subtask. The same seed thus gives the same tasks whatever the
+//! thread count.
 //!
 //! # Levels per slot
 //! Each slot's target ranges come from the explicit targets, the capability preset,
@@ -40,6 +59,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
 use crate::graph::pool::{intersects, Pool, Scope};
@@ -59,6 +79,14 @@ pub const MAX_TRIES_PER_SLOT: u32 = 200;
 /// Candidates compared at each growth step, and draws spent finding them.
 const CANDIDATES: usize = 6;
 const DRAWS: usize = 24;
+/// Largest share of a request's nodes one subtask may take (see the module docs).
+pub const MAX_SUBTASK_SHARE: f64 = 0.05;
+/// Every this many failed attempts of one slot, its subtask cap grows by the base
+/// cap, and from the first such step on it picks roots by scope size instead of by
+/// application use.
+pub const RELAX_AFTER: u32 = 48;
+/// Roots of the chosen application compared when picking the least used one.
+const ROOT_DRAWS: usize = 3;
 
 /// Why a composition request is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -358,6 +386,7 @@ pub fn compose_with<F: FnMut(CompactTask)>(
     };
     let mut stats = vec![[(0usize, 0usize); 5]; plan.combos.len()];
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
+    let mut usage = Usage::new(pool, spec);
     let mut attempts = 0usize;
     let mut duplicates = 0usize;
     let mut made = 0usize;
@@ -377,7 +406,7 @@ pub fn compose_with<F: FnMut(CompactTask)>(
             let take = pending.len().min(budget - attempts);
             let results: Vec<Attempt> = pending[..take]
                 .par_iter()
-                .map(|s| attempt(&world, &plan, spec, s, &seen))
+                .map(|s| attempt(&world, &plan, spec, s, &seen, &usage))
                 .collect();
             attempts += take;
             let mut still = Vec::with_capacity(pending.len());
@@ -390,11 +419,17 @@ pub fn compose_with<F: FnMut(CompactTask)>(
                     }
                 }
                 if let Some(task) = res.task {
-                    if seen.insert(task.canonical()) {
+                    let key = task.canonical();
+                    if seen.contains(&key) {
+                        duplicates += 1;
+                    } else if usage.overuses(pool, &task.instances, s.tries) {
+                        // Over the subtask cap given what earlier slots took: retry.
+                    } else {
+                        seen.insert(key);
+                        usage.add(pool, &task.instances);
                         done[s.slot - chunk_start] = Some(task);
                         continue;
                     }
-                    duplicates += 1;
                 } else if res.duplicate {
                     duplicates += 1;
                 }
@@ -638,6 +673,9 @@ struct World<'p, 'a> {
     roots: Vec<Vec<u32>>,
     /// Cumulative member counts along `order`.
     cumulative: Vec<usize>,
+    /// Per application (pool app id): (scope, root) of its roots in usable scopes,
+    /// largest scope first.
+    app_roots: Vec<Vec<(u32, u32)>>,
 }
 
 impl<'p, 'a> World<'p, 'a> {
@@ -671,17 +709,101 @@ impl<'p, 'a> World<'p, 'a> {
                 acc
             })
             .collect();
+        let napps = pool
+            .slim
+            .iter()
+            .map(|s| s.app as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut app_roots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); napps];
+        for &sc in &order {
+            for &r in &roots[sc] {
+                app_roots[pool.slim[r as usize].app as usize].push((sc as u32, r));
+            }
+        }
         World {
             pool,
             order,
             members,
             roots,
             cumulative,
+            app_roots,
         }
     }
 
     fn in_scope(&self, scope: usize, inst: u32) -> bool {
         self.members[scope].binary_search(&inst).is_ok()
+    }
+
+    /// How many of `app`'s (scope, root) pairs lie in scopes of at least `n`
+    /// members (a prefix: largest scope first).
+    fn eligible_roots(&self, app: usize, n: usize) -> usize {
+        self.app_roots[app].partition_point(|&(sc, _)| self.members[sc as usize].len() >= n)
+    }
+}
+
+/// Nodes per subtask and per application over the tasks accepted so far.
+struct Usage {
+    /// By subtask index (`Instance::subtask`).
+    subtask: Vec<u32>,
+    /// By pool application id.
+    app: Vec<u32>,
+    nodes: usize,
+    /// Nodes the request will have at least (`min_nodes * count`).
+    floor: usize,
+    /// Does the request spread over subtasks and applications? Not when it names
+    /// level targets or a capability: those are met first, from whatever the pool
+    /// offers for them.
+    on: bool,
+}
+
+impl Usage {
+    fn new(pool: &Pool<'_>, spec: &ComposeSpec) -> Usage {
+        let napps = pool
+            .slim
+            .iter()
+            .map(|s| s.app as usize + 1)
+            .max()
+            .unwrap_or(0);
+        Usage {
+            subtask: vec![0; pool.subtasks().len()],
+            app: vec![0; napps],
+            nodes: 0,
+            floor: spec.min_nodes.max(1).saturating_mul(spec.count),
+            on: spec.targets.is_empty() && spec.capability.is_none(),
+        }
+    }
+
+    /// Most nodes one subtask may have once the request holds `nodes` nodes, for a
+    /// slot that has failed `tries` times (the cap grows by its base value every
+    /// [`RELAX_AFTER`] failures).
+    fn cap(&self, nodes: usize, tries: u32) -> u32 {
+        let base = ((MAX_SUBTASK_SHARE * nodes.max(self.floor) as f64).floor() as u32).max(1);
+        base.saturating_mul(1 + tries / RELAX_AFTER)
+    }
+
+    /// Would accepting a task of these instances put a subtask over the cap?
+    fn overuses(&self, pool: &Pool<'_>, instances: &[u32], tries: u32) -> bool {
+        if !self.on {
+            return false;
+        }
+        let cap = self.cap(self.nodes + instances.len(), tries);
+        instances.iter().any(|&i| {
+            let s = pool.instance(i as usize).subtask;
+            let here = instances
+                .iter()
+                .filter(|&&j| pool.instance(j as usize).subtask == s)
+                .count() as u32;
+            self.subtask[s] + here > cap
+        })
+    }
+
+    fn add(&mut self, pool: &Pool<'_>, instances: &[u32]) {
+        for &i in instances {
+            self.subtask[pool.instance(i as usize).subtask] += 1;
+            self.app[pool.slim[i as usize].app as usize] += 1;
+        }
+        self.nodes += instances.len();
     }
 }
 
@@ -727,6 +849,7 @@ fn attempt(
     spec: &ComposeSpec,
     s: &SlotState,
     seen: &HashSet<Vec<u32>>,
+    usage: &Usage,
 ) -> Attempt {
     let combo = &plan.combos[s.combo];
     let r = &combo.ranges;
@@ -743,17 +866,49 @@ fn attempt(
         return fail;
     }
     let n = sizes[rng.random_range(0..sizes.len())];
-    // Scope: weighted by size among those with at least n members (a prefix).
-    let eligible = world
-        .order
-        .partition_point(|&sc| world.members[sc].len() >= n);
-    let total = world.cumulative[eligible - 1];
-    let x = rng.random_range(0..total);
-    let scope = world.order[world.cumulative[..eligible].partition_point(|&c| c <= x)];
-    let roots = &world.roots[scope];
-    let root = roots[rng.random_range(0..roots.len())];
-
     let pool = world.pool;
+    let cap = usage.cap(usage.nodes + n, s.tries);
+    // Balancing applications matters for a dataset of a few thousand tasks; a bulk
+    // request (more than one chunk) keeps the cheaper choice by scope size.
+    let (scope, root) = if usage.on && s.tries < RELAX_AFTER && spec.count <= CHUNK {
+        // An application weighted by 1 / (1 + its nodes so far)^2 among those with a
+        // root in a scope of at least n members, then the least used subtask among
+        // a few of its roots.
+        let mut weights: Vec<(usize, usize, f64)> = Vec::new();
+        let mut total = 0.0;
+        for app in 0..world.app_roots.len() {
+            let k = world.eligible_roots(app, n);
+            if k > 0 {
+                let u = 1.0 + f64::from(usage.app[app]);
+                total += 1.0 / (u * u);
+                weights.push((app, k, total));
+            }
+        }
+        let x = rng.random::<f64>() * total;
+        let pick = weights.partition_point(|w| w.2 <= x).min(weights.len() - 1);
+        let (app, k, _) = weights[pick];
+        let entries = &world.app_roots[app][..k];
+        let mut best = entries[rng.random_range(0..k)];
+        let uses = |r: u32| usage.subtask[pool.instance(r as usize).subtask];
+        for _ in 1..ROOT_DRAWS.min(k) {
+            let e = entries[rng.random_range(0..k)];
+            if uses(e.1) < uses(best.1) {
+                best = e;
+            }
+        }
+        (best.0 as usize, best.1)
+    } else {
+        // Scope: weighted by size among those with at least n members (a prefix).
+        let eligible = world
+            .order
+            .partition_point(|&sc| world.members[sc].len() >= n);
+        let total = world.cumulative[eligible - 1];
+        let x = rng.random_range(0..total);
+        let scope = world.order[world.cumulative[..eligible].partition_point(|&c| c <= x)];
+        let roots = &world.roots[scope];
+        (scope, roots[rng.random_range(0..roots.len())])
+    };
+
     let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
     let mut g = Growth {
         nodes: vec![root],
@@ -802,10 +957,11 @@ fn attempt(
             }
         }
         let remaining = n - g.nodes.len() - 1;
-        let best = cands
-            .iter()
-            .enumerate()
-            .min_by_key(|(k, c)| (penalty(r, c, g.nodes.len() + 1, remaining), *k));
+        let best = cands.iter().enumerate().min_by_key(|(k, c)| {
+            let p = penalty(r, c, g.nodes.len() + 1, remaining)
+                + usage_penalty(pool, usage, cap, &g.nodes, c.inst);
+            (p, *k)
+        });
         let Some((_, c)) = best else {
             // Stuck: the graph cannot grow to n nodes from here.
             let reached = measure_bits(r, &g, false);
@@ -904,6 +1060,14 @@ fn evaluate(
     if anc_p & succs != 0 {
         return None; // a cycle
     }
+    // No clash with a node it would stay unordered with.
+    let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);
+    let related = anc_p | desc_s;
+    for (v, &inst) in g.nodes.iter().enumerate() {
+        if related & (1 << v) == 0 && clash_pair(pool, x, inst) {
+            return None;
+        }
+    }
     let down = bits(preds).map(|p| g.down[p]).max().unwrap_or(0) as usize;
     let up = bits(succs).map(|s| g.up[s]).max().unwrap_or(0) as usize;
     let depth = g.depth.max(down + 1 + up);
@@ -912,7 +1076,6 @@ fn evaluate(
     let width = if track_width {
         let k = g.nodes.len();
         let v = k;
-        let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);
         let desc_v = desc_s | (1 << v);
         let anc_v = anc_p | (1 << v);
         let mut strict = [0u32; MAX_NODES];
@@ -937,6 +1100,25 @@ fn evaluate(
         width,
         cats,
     })
+}
+
+/// Extra penalty of adding instance `x` to `nodes` for diversity: large when its
+/// subtask would pass the cap, else up to 2 for a much used subtask and 1 for an
+/// application already used.
+fn usage_penalty(pool: &Pool<'_>, usage: &Usage, cap: u32, nodes: &[u32], x: u32) -> usize {
+    if !usage.on {
+        return 0;
+    }
+    let s = pool.instance(x as usize).subtask;
+    let here = nodes
+        .iter()
+        .filter(|&&v| pool.instance(v as usize).subtask == s)
+        .count() as u32;
+    let uses = usage.subtask[s] + here;
+    if uses >= cap {
+        return 400;
+    }
+    (2 * uses / cap) as usize + usize::from(usage.app[pool.slim[x as usize].app as usize] > 0)
 }
 
 /// Lower is better. Large terms for targets that can no longer be met; small terms

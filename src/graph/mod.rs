@@ -16,17 +16,21 @@
 //! })?;
 //! ```
 
+pub mod clash;
 pub mod compose;
 pub mod dag;
+pub mod diversity;
 pub mod intent;
 pub mod pool;
 pub mod spec;
 pub mod synthetic;
 
+pub use clash::{clashes, task_clashes, Clash, ClashKind};
 pub use compose::{
     compose, compose_with, CompactTask, ComposeError, ComposeOutcome, ComposeSummary, Shortfall,
     TargetStat,
 };
 pub use dag::{DagError, Orders, SmallDag, MAX_NODES};
+pub use diversity::{diversity, Diversity};
 pub use pool::{Instance, Pool, PoolError, Scope};
 pub use spec::{ComposeSpec, Profile, Target, DEFAULT_MAX_NODES, DEFAULT_MAX_ORDERS};

@@ -11,8 +11,16 @@
 //! from a pool is independent of the order the subtasks were given in.
 //!
 //! Owns: interning resources, the dependency relation (both directions, as compact
-//! adjacency lists), which instances can ever be placed, and scopes (the sets of
+//! adjacency lists), which instances can ever be placed, which resources each
+//! instance modifies (for [`crate::graph::clashes`]), and scopes (the sets of
 //! instances a task is composed from). Reads only what the caller passes in; no I/O.
+//!
+//! # Modifies
+//! An instance *modifies* an input resource when it changes that artefact rather
+//! than only reading it: the resource (kind and value) is among both its inputs and
+//! its outputs (an in-place edit, found here), or the caller marks the subtask as
+//! editing the files it opens ([`Pool::mark_edited_inputs`], fed from the
+//! applications' specs by the compose stage).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -49,6 +57,9 @@ pub struct Instance {
     pub outputs: Vec<Resource>,
     pub application: String,
     pub category: String,
+    /// The inputs this instance changes (in-place edits and marked file edits),
+    /// sorted, without repeats. See the module docs.
+    pub modifies: Vec<Resource>,
 }
 
 /// Compact per-instance data used by the composer's inner loops.
@@ -56,6 +67,8 @@ pub struct Instance {
 pub(crate) struct Slim {
     pub inputs: Box<[u32]>,
     pub outputs: Box<[u32]>,
+    /// Inputs it modifies (sorted ids).
+    pub modifies: Box<[u32]>,
     pub app: u32,
     pub category: u32,
 }
@@ -87,6 +100,8 @@ impl Scope {
 pub struct Pool<'a> {
     catalog: &'a Catalog,
     subtasks: &'a [Subtask],
+    /// Interned resources: id `r` is `resources[r]`.
+    resources: Vec<Resource>,
     instances: Vec<Instance>,
     pub(crate) slim: Vec<Slim>,
     /// `initial[r]`: resource `r` holds on the initial desktop.
@@ -153,6 +168,11 @@ impl<'a> Pool<'a> {
             let mut outs: Vec<u32> = outputs.iter().map(&mut intern).collect();
             outs.sort_unstable();
             outs.dedup();
+            let modifies: Vec<u32> = ins
+                .iter()
+                .copied()
+                .filter(|r| outs.binary_search(r).is_ok())
+                .collect();
             let category = st
                 .category
                 .clone()
@@ -161,9 +181,17 @@ impl<'a> Pool<'a> {
             let app = *app_ids.entry(st.application.clone()).or_insert(next_app);
             let next_cat = cat_ids.len() as u32;
             let cat = *cat_ids.entry(category.clone()).or_insert(next_cat);
+            let mut modified: Vec<Resource> = inputs
+                .iter()
+                .filter(|r| outputs.contains(r))
+                .cloned()
+                .collect();
+            modified.sort();
+            modified.dedup();
             slim.push(Slim {
                 inputs: ins.into_boxed_slice(),
                 outputs: outs.into_boxed_slice(),
+                modifies: modifies.into_boxed_slice(),
                 app,
                 category: cat,
             });
@@ -174,6 +202,7 @@ impl<'a> Pool<'a> {
                 outputs,
                 application: st.application.clone(),
                 category,
+                modifies: modified,
             });
         }
         let initial_flags: Vec<bool> = res_list.iter().map(|r| initial.contains(r)).collect();
@@ -254,6 +283,7 @@ impl<'a> Pool<'a> {
         Ok(Pool {
             catalog,
             subtasks,
+            resources: res_list,
             instances,
             slim,
             initial: initial_flags,
@@ -267,6 +297,57 @@ impl<'a> Pool<'a> {
 
     pub fn catalog(&self) -> &'a Catalog {
         self.catalog
+    }
+
+    /// Marks the file inputs of every instance whose subtask `edits` accepts as
+    /// modified: the subtask changes the file it opens (a property, a line, a save),
+    /// so a task must order it against every other node that reads that file. Only
+    /// inputs of path kinds (`file_kinds` or `directory` in `resources.toml`) are
+    /// marked. Marks add to what is already marked (in-place edits stay).
+    pub fn mark_edited_inputs(&mut self, edits: impl Fn(&Subtask) -> bool) {
+        for (i, inst) in self.instances.iter_mut().enumerate() {
+            if !edits(&self.subtasks[inst.subtask]) {
+                continue;
+            }
+            let slim = &mut self.slim[i];
+            let mut modifies: Vec<u32> = slim.modifies.to_vec();
+            for &r in slim.inputs.iter() {
+                let res = &self.resources[r as usize];
+                if self
+                    .catalog
+                    .kinds
+                    .get(&res.kind)
+                    .is_some_and(|k| k.is_path())
+                {
+                    modifies.push(r);
+                }
+            }
+            modifies.sort_unstable();
+            modifies.dedup();
+            inst.modifies = modifies
+                .iter()
+                .map(|&r| self.resources[r as usize].clone())
+                .collect();
+            inst.modifies.sort();
+            slim.modifies = modifies.into_boxed_slice();
+        }
+    }
+
+    /// Interned resource `r` (ids as in the composer's compact data).
+    pub(crate) fn resource(&self, r: usize) -> &Resource {
+        &self.resources[r]
+    }
+
+    /// The applications of the pool's subtasks, sorted, without repeats.
+    pub fn applications(&self) -> Vec<&'a str> {
+        let mut apps: Vec<&'a str> = self
+            .subtasks
+            .iter()
+            .map(|s| s.application.as_str())
+            .collect();
+        apps.sort_unstable();
+        apps.dedup();
+        apps
     }
 
     pub fn subtasks(&self) -> &'a [Subtask] {

@@ -101,6 +101,8 @@ pub enum ComposeStageError {
     Catalog(#[from] resources::CatalogError),
     #[error("the subtask pool cannot be instantiated")]
     Pool(#[from] graph::PoolError),
+    #[error("cannot read the application specs")]
+    Apps(#[from] crate::env::EnvError),
     #[error("cannot compose")]
     Compose(#[from] graph::ComposeError),
     #[error("the store holds no verified subtasks: import a pool first (synth pool import subtask_pool/*.jsonl) or run explore and verify")]
@@ -243,7 +245,7 @@ pub fn run(
         return Err(ComposeStageError::EmptyPool);
     }
     let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
-    let pool = graph::Pool::new(cx.catalog, &subtasks, &initial)?;
+    let pool = pool_with_edits(cx, &subtasks, &initial)?;
     let (scopes, intent_ids): (Vec<Scope>, Option<Vec<String>>) = if args.no_intents {
         (pool.components(), None)
     } else {
@@ -351,6 +353,23 @@ pub fn run(
         intents: intent_ids.as_ref().map(Vec::len),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The pool of `subtasks` with the file edits of `resources/apps/*.toml` marked
+/// ([`crate::env::spec::edits_its_input`]), so that composition and
+/// [`graph::task_clashes`] know which nodes change the files they open.
+///
+/// # Errors
+/// A pool that cannot be instantiated, or application specs that do not parse.
+pub fn pool_with_edits<'p>(
+    cx: &'p StageContext<'_>,
+    subtasks: &'p [crate::model::Subtask],
+    initial: &std::collections::BTreeSet<resources::Resource>,
+) -> Result<graph::Pool<'p>, ComposeStageError> {
+    let mut pool = graph::Pool::new(cx.catalog, subtasks, initial)?;
+    let apps = crate::env::spec::load_apps(&cx.workspace)?;
+    pool.mark_edited_inputs(|s| crate::env::spec::edits_its_input(&apps, s));
+    Ok(pool)
 }
 
 /// Writes every stored task, one per line, through a temporary file and a rename

@@ -27,6 +27,11 @@ use crate::model::{Dimension, Level};
 use crate::report::ReportArgs;
 use crate::store::intents::IntentStatus;
 
+/// Most intents `run` asks the offline planner for: enough for every group it
+/// proposes on a pool of a few thousand subtasks, so that composition can reach
+/// every application that has dependencies.
+pub const RUN_MAX_INTENTS: usize = 10_000;
+
 /// Flags of `synth run`.
 #[derive(Debug, Clone, clap::Args, Serialize)]
 pub struct RunArgs {
@@ -175,7 +180,17 @@ pub fn run(
         .intents(Some(IntentStatus::Accepted))
         .map_err(super::intents::IntentsStageError::from)?;
     if stored_intents.is_empty() || pool_grew {
-        let r = super::intents::run(&stage_args::<IntentsArgs>(&[]), cx)?;
+        // Offline, every group the planner finds, not the first 64: the groups past
+        // the cap hold the applications the wide groups miss (14 of 28
+        // applications within the first 64 on the committed pool). A model planner
+        // keeps the subcommand's cap (one call, one answer).
+        let max = RUN_MAX_INTENTS.to_string();
+        let argv: &[&str] = if cx.llm.backend == crate::llm::Backend::Offline {
+            &["--max", &max]
+        } else {
+            &[]
+        };
+        let r = super::intents::run(&stage_args::<IntentsArgs>(argv), cx)?;
         timed("intents", t, r.to_string());
     } else {
         timed(
