@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::graph::{task_clashes, ClashKind, Pool};
 use crate::model::{CheckCall, Quality, Subtask, SubtaskId, Task};
 use crate::pipeline::validate::text;
-use crate::resources::{self, Catalog, Resource};
 
 /// Wording that only a template writes: step markers and labels of the old
 /// mechanical instructions.
@@ -28,11 +28,10 @@ const TEMPLATE_PATTERNS: &[&str] = &[
 ];
 
 /// The flags of `task` (its current instructions) against the verified pool.
-pub fn assess(
-    task: &Task,
-    subtasks: &BTreeMap<&SubtaskId, &Subtask>,
-    catalog: &Catalog,
-) -> Quality {
+///
+/// `pool` is the verified pool with the applications' edits marked, as the
+/// composer sees it (`pipeline::compose::pool_with_edits`).
+pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Pool<'_>) -> Quality {
     let high = &task.task_instruction;
     let low = task.low_level_instruction.as_deref().unwrap_or("");
     let mut problems = Vec::new();
@@ -55,11 +54,14 @@ pub fn assess(
     if !duplicates.is_empty() {
         problems.push(format!("nodes {} do the same thing", duplicates.join(", ")));
     }
-    let clashes = clashes(task, subtasks, catalog);
-    for (a, b, r) in &clashes {
-        problems.push(format!(
-            "{a} and {b} are unordered but both touch {r}, and one changes it"
-        ));
+    let clashes = task_clashes(pool, task);
+    for c in &clashes {
+        let (a, b) = (&task.dag.nodes[c.a], &task.dag.nodes[c.b]);
+        let how = match c.kind {
+            ClashKind::BothModify => "both change it",
+            ClashKind::ModifiesRead => "one changes what the other reads",
+        };
+        problems.push(format!("{a} and {b} are unordered but touch {}: {how}", c.resource));
     }
     let artefacts = template_artefacts(high);
     if !artefacts.is_empty() {
@@ -197,78 +199,6 @@ fn duplicate_steps(task: &Task) -> Vec<String> {
     out
 }
 
-/// The node pairs that are unordered in the DAG while one writes a resource the
-/// other reads or writes: `(node, node, resource)`.
-fn clashes(
-    task: &Task,
-    subtasks: &BTreeMap<&SubtaskId, &Subtask>,
-    catalog: &Catalog,
-) -> Vec<(String, String, Resource)> {
-    let ids: Vec<&String> = task.dag.nodes.iter().collect();
-    let io: Vec<Option<(Vec<Resource>, Vec<Resource>)>> = ids
-        .iter()
-        .map(|id| {
-            let node = task.nodes.get(*id)?;
-            let sub = subtasks.get(&node.subtask_id)?;
-            resources::instantiate(catalog, sub, node.parameter_index).ok()
-        })
-        .collect();
-    let reach = reachability(task, &ids);
-    let mut out = Vec::new();
-    for a in 0..ids.len() {
-        for b in a + 1..ids.len() {
-            if reach[a].contains(&b) || reach[b].contains(&a) {
-                continue;
-            }
-            let (Some((ia, oa)), Some((ib, ob))) = (&io[a], &io[b]) else {
-                continue;
-            };
-            let touched = |w: &[Resource], r: &[Resource], o: &[Resource]| {
-                w.iter()
-                    .find(|x| x.parameter.is_some() && (r.contains(x) || o.contains(x)))
-                    .cloned()
-            };
-            if let Some(r) = touched(oa, ib, ob).or_else(|| touched(ob, ia, oa)) {
-                out.push((ids[a].clone(), ids[b].clone(), r));
-            }
-        }
-    }
-    out
-}
-
-/// For each node (by index in `ids`), the nodes reachable from it.
-fn reachability(task: &Task, ids: &[&String]) -> Vec<BTreeSet<usize>> {
-    let index: BTreeMap<&str, usize> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect();
-    let succ: Vec<Vec<usize>> = ids
-        .iter()
-        .map(|id| {
-            task.dag
-                .edges
-                .get(*id)
-                .into_iter()
-                .flatten()
-                .filter_map(|s| index.get(s.as_str()).copied())
-                .collect()
-        })
-        .collect();
-    (0..ids.len())
-        .map(|start| {
-            let mut seen = BTreeSet::new();
-            let mut stack = succ[start].clone();
-            while let Some(v) = stack.pop() {
-                if seen.insert(v) {
-                    stack.extend(&succ[v]);
-                }
-            }
-            seen
-        })
-        .collect()
-}
-
 /// Template wording found in `high` (lower case), plus step markers "(k)".
 fn template_artefacts(high: &str) -> Vec<String> {
     let lower = high.to_lowercase();
@@ -294,6 +224,7 @@ fn template_artefacts(high: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resources::Catalog;
     use std::path::Path;
 
     fn catalog() -> Catalog {
@@ -358,7 +289,9 @@ mod tests {
 
     fn flags_of(t: &Task, subs: &[Subtask]) -> Quality {
         let map: BTreeMap<&SubtaskId, &Subtask> = subs.iter().map(|s| (&s.id, s)).collect();
-        assess(t, &map, &catalog())
+        let cat = catalog();
+        let pool = Pool::new(&cat, subs, &BTreeSet::new()).expect("the test subtasks instantiate");
+        assess(t, &map, &pool)
     }
 
     #[test]
@@ -457,7 +390,7 @@ mod tests {
         assert!(
             q.problems
                 .iter()
-                .any(|p| p.contains("n1 and n2") && p.contains("/home/user/a.pdf")),
+                .any(|p| p.contains("n1 and n2") && p.contains("/home/user/a.pdf") && p.contains("both change it")),
             "{:?}",
             q.problems
         );

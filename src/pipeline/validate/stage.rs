@@ -483,6 +483,9 @@ pub fn run(
     if !pending.is_empty() {
         let verified = cx.store.subtasks(SubtaskStatus::Verified)?;
         let by_id: BTreeMap<&SubtaskId, &Subtask> = verified.iter().map(|s| (&s.id, s)).collect();
+        let initial = crate::resources::initial_resources(&cx.workspace, cx.catalog)
+            .map_err(ComposeStageError::from)?;
+        let pool = crate::pipeline::compose::pool_with_edits(cx, &verified, &initial)?;
         let run = cx.store.begin_run(
             "validate",
             &serde_json::json!({"attempts": args.attempts, "backend": report.backend, "tasks": pending.len()}),
@@ -530,7 +533,7 @@ pub fn run(
                 if let Some(steps) = super::steps::gui_steps(&task, &by_id) {
                     task.low_level_instruction = Some(steps);
                 }
-                task.quality = Some(crate::pipeline::quality::assess(&task, &by_id, cx.catalog));
+                task.quality = Some(crate::pipeline::quality::assess(&task, &by_id, &pool));
                 // OS-MAP automation level of the goal-only instruction (L2, or L4
                 // when applications hand resources to each other); exports with
                 // the step-by-step instruction report L1.
