@@ -58,7 +58,7 @@ impl OfflineCoder {
             .filter(|p| {
                 let base = p.base_template();
                 template == format!("{base}.")
-                    || template.starts_with(&format!("{base}, which creates"))
+                    || template.starts_with(&format!("{base}{}", paths::COMPUTED_LEAD))
             })
             .max_by_key(|p| p.base_template().len())
             .cloned()

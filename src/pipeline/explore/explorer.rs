@@ -259,7 +259,7 @@ impl OfflineExplorer {
             let after = match paths::execute(base, plan, &values) {
                 Ok(a) => a,
                 Err(e) => {
-                    tracing::debug!(template = %plan.template(&[]), ?values, error = %e.0, "path failed");
+                    tracing::debug!(template = %plan.template(&[], &self.catalog), ?values, error = %e.0, "path failed");
                     continue;
                 }
             };
@@ -357,7 +357,7 @@ impl OfflineExplorer {
             .filter(|r| r.parameter.is_some() && !slot_names.contains(r.kind.as_str()))
             .map(|r| r.kind.clone())
             .collect();
-        let template = plan.template(&computed);
+        let template = plan.template(&computed, &self.catalog);
         for (v, _) in &sets {
             for val in v.values() {
                 taken.insert(val.clone());

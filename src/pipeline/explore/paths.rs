@@ -92,17 +92,31 @@ impl Plan {
         format!("In {}, {}", self.app, self.phrases.join(", then "))
     }
 
-    /// The full template, naming outputs that no slot types (`computed`) at the end.
-    pub fn template(&self, computed: &[String]) -> String {
+    /// The full template, naming outputs that no slot types (`computed`) at the end
+    /// the way a person would ("..., giving the archive '{zip_path}'"), each by its
+    /// kind's phrase in `resources.toml`.
+    pub fn template(&self, computed: &[String], catalog: &Catalog) -> String {
         let mut t = self.base_template();
         if !computed.is_empty() {
-            let names: Vec<String> = computed.iter().map(|k| format!("'{{{k}}}'")).collect();
-            t.push_str(&format!(", which creates {}", names.join(" and ")));
+            let names: Vec<String> = computed
+                .iter()
+                .map(|k| {
+                    let placeholder = format!("{{{k}}}");
+                    match catalog.kinds.get(k) {
+                        Some(kind) => kind.phrase_for(Some(&placeholder)),
+                        None => format!("'{placeholder}'"),
+                    }
+                })
+                .collect();
+            t.push_str(&format!("{COMPUTED_LEAD}{}", names.join(" and ")));
         }
         t.push('.');
         t
     }
 }
+
+/// Opens the clause that names a plan's computed outputs; the coder matches on it.
+pub const COMPUTED_LEAD: &str = ", giving ";
 
 /// Context names every window has (never a parameter).
 const CONTEXT_NAMES: &[&str] = &[

@@ -1084,13 +1084,16 @@ fn lower_first(s: &str) -> String {
 }
 
 /// The parts of an instruction, each a clause that can follow "to": "In Mail,
-/// open 'a', then send it, which creates 'b'." gives "open 'a'" and "send it".
+/// open 'a', then send it, giving the e-mail 'b'." gives "open 'a'" and "send it".
 fn clauses(instruction: &str, app: &str) -> Vec<String> {
     let s = instruction.trim().trim_end_matches('.');
     let s = s.strip_prefix(&format!("In {app}, ")).unwrap_or(s);
     let mut out = Vec::new();
     for part in s.split(", then ") {
-        let part = part.split(", which creates ").next().unwrap_or(part);
+        let part = part
+            .split(crate::pipeline::explore::paths::COMPUTED_LEAD)
+            .next()
+            .unwrap_or(part);
         let part = part.trim().trim_end_matches(',');
         if !part.is_empty() {
             out.push(lower_first(part));
