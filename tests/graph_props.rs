@@ -402,6 +402,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 parameter,
                 file_kinds: ext.map(|e| vec![e.to_string()]).unwrap_or_default(),
                 directory: false,
+                phrase: None,
             },
         );
     }

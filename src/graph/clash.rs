@@ -205,6 +205,7 @@ mod tests {
                 parameter: true,
                 file_kinds: vec!["pdf".into()],
                 directory: false,
+                phrase: None,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

@@ -127,6 +127,7 @@ mod tests {
             capabilities: vec![],
             scenario: None,
             os_map_level: None,
+            quality: None,
             composition: None,
             validation: vec![],
         };

@@ -61,7 +61,10 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             ClashKind::BothModify => "both change it",
             ClashKind::ModifiesRead => "one changes what the other reads",
         };
-        problems.push(format!("{a} and {b} are unordered but touch {}: {how}", c.resource));
+        problems.push(format!(
+            "{a} and {b} are unordered but touch {}: {how}",
+            c.resource
+        ));
     }
     let artefacts = template_artefacts(high);
     if !artefacts.is_empty() {
@@ -388,9 +391,9 @@ mod tests {
         let q = flags_of(&unordered, &subs);
         assert!(!q.no_clashes);
         assert!(
-            q.problems
-                .iter()
-                .any(|p| p.contains("n1 and n2") && p.contains("/home/user/a.pdf") && p.contains("both change it")),
+            q.problems.iter().any(|p| p.contains("n1 and n2")
+                && p.contains("/home/user/a.pdf")
+                && p.contains("both change it")),
             "{:?}",
             q.problems
         );
