@@ -39,6 +39,7 @@ fn small_store() -> Workspace {
         },
         rect: [0; 4],
         description: String::new(),
+        effect: String::new(),
         thought: String::new(),
         control_text: text.into(),
         control_label: None,
