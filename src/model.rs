@@ -668,8 +668,10 @@ pub struct Task {
 }
 
 /// A task's quality flags: what OmniBench's annotators judged, as far as it can be
-/// measured without a reader (`pipeline::quality` computes them).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// measured without a reader (`pipeline::quality` computes them). A flag missing
+/// from a stored record reads as not passed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Quality {
     /// Every quoted value of the intent belongs to a node of the task.
     pub intent_grounded: bool,

@@ -203,8 +203,13 @@ fn compose_needs_intents_or_the_explicit_flag() {
     );
     let report = ws.ok(&["compose", "--count", "5", "--no-intents"]);
     assert!(report.contains("no intents"), "{report}");
+    // Each task states its own goal, not the component's label.
     for t in tasks(&ws) {
-        assert!(t["task_intent"].as_str().unwrap().starts_with("component "));
+        let intent = t["task_intent"].as_str().unwrap();
+        assert!(
+            !intent.is_empty() && !intent.starts_with("component "),
+            "{intent}"
+        );
     }
 }
 
@@ -221,10 +226,19 @@ fn tasks_composed_inside_intents_carry_them_and_new_intents_make_a_new_version()
         .collect();
     assert!(!stored.is_empty());
     drop(store);
+    // The intent groups anchor composition; each task states its own goal from
+    // what it delivers, quoting only values its nodes use.
     for t in tasks(&ws) {
         let intent = t["task_intent"].as_str().unwrap();
         assert!(!intent.is_empty());
-        assert!(stored.iter().any(|s| s == intent), "{intent}");
+        assert!(!stored.iter().any(|s| s == intent), "{intent}");
+        let nodes = t["nodes"].to_string();
+        for quoted in intent.split('\'').skip(1).step_by(2) {
+            assert!(
+                nodes.contains(quoted),
+                "'{quoted}' of '{intent}' is in no node"
+            );
+        }
     }
     // The same spec over other intents is another version.
     let again = ws.ok(&[

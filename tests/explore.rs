@@ -292,7 +292,8 @@ fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimD
     let plan = paths::plans(app, catalog).into_iter().find(|p| {
         let b = p.base_template();
         s.instruction_template == format!("{b}.")
-            || s.instruction_template.starts_with(&format!("{b}, which"))
+            || s.instruction_template
+                .starts_with(&format!("{b}{}", paths::COMPUTED_LEAD))
     })?;
     paths::execute(base, &plan, &s.available_parameters[0]).ok()
 }

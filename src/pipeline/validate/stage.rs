@@ -485,7 +485,16 @@ pub fn run(
         let by_id: BTreeMap<&SubtaskId, &Subtask> = verified.iter().map(|s| (&s.id, s)).collect();
         let initial = crate::resources::initial_resources(&cx.workspace, cx.catalog)
             .map_err(ComposeStageError::from)?;
-        let pool = crate::pipeline::compose::pool_with_edits(cx, &verified, &initial)?;
+        // The clash flag needs the applications' edits; a workspace without app
+        // specs (a pool imported alone) still gets the in-place edits.
+        let pool = match crate::pipeline::compose::pool_with_edits(cx, &verified, &initial) {
+            Ok(pool) => pool,
+            Err(e) => {
+                tracing::warn!(error = %e, "quality flags: no application specs, clashes judged from in-place edits only");
+                crate::graph::Pool::new(cx.catalog, &verified, &initial)
+                    .map_err(ComposeStageError::from)?
+            }
+        };
         let run = cx.store.begin_run(
             "validate",
             &serde_json::json!({"attempts": args.attempts, "backend": report.backend, "tasks": pending.len()}),
