@@ -233,7 +233,10 @@ fn tasks_composed_inside_intents_carry_them_and_new_intents_make_a_new_version()
         assert!(!intent.is_empty());
         assert!(!stored.iter().any(|s| s == intent), "{intent}");
         let nodes = t["nodes"].to_string();
-        for quoted in intent.split('\'').skip(1).step_by(2) {
+        // Quoted values open after a space ("the PDF '/home/user/a.pdf'").
+        for (at, _) in intent.match_indices(" '") {
+            let rest = &intent[at + 2..];
+            let quoted = &rest[..rest.find('\'').unwrap_or(rest.len())];
             assert!(
                 nodes.contains(quoted),
                 "'{quoted}' of '{intent}' is in no node"
