@@ -127,11 +127,16 @@ fn close(reach: &mut [Vec<bool>]) {
     let n = reach.len();
     for k in 0..n {
         for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+            if i != k && reach[i][k] {
+                let (row_i, row_k) = if i < k {
+                    let (a, b) = reach.split_at_mut(k);
+                    (&mut a[i], &b[0])
+                } else {
+                    let (a, b) = reach.split_at_mut(i);
+                    (&mut b[0], &a[k])
+                };
+                for (to, &via) in row_i.iter_mut().zip(row_k.iter()) {
+                    *to |= via;
                 }
             }
         }

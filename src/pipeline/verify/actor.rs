@@ -1243,7 +1243,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                     inst.outputs
                         .iter()
                         .filter_map(|r| r.parameter.as_deref())
-                        .find_map(|p| find(p))
+                        .find_map(&find)
                 }),
             ),
             (_, Some(Target::Item { path, .. })) => {
