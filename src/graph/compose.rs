@@ -172,7 +172,7 @@ impl CompactTask {
     /// intent statement ([`intent::statement`]; the scope only anchored the
     /// composition), and a plain draft instruction (the validate stage
     /// rewrites it).
-    pub fn to_task(&self, pool: &Pool<'_>, _scopes: &[Scope], spec: &ComposeSpec) -> Task {
+    pub fn to_task(&self, pool: &Pool<'_>, spec: &ComposeSpec) -> Task {
         let catalog = pool.catalog();
         let n = self.instances.len();
         let ids: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
@@ -346,9 +346,7 @@ pub fn compose(
     spec: &ComposeSpec,
 ) -> Result<ComposeOutcome, ComposeError> {
     let mut tasks = Vec::new();
-    let summary = compose_with(pool, scopes, spec, |t| {
-        tasks.push(t.to_task(pool, scopes, spec))
-    })?;
+    let summary = compose_with(pool, scopes, spec, |t| tasks.push(t.to_task(pool, spec)))?;
     Ok(ComposeOutcome { tasks, summary })
 }
 

@@ -11,7 +11,7 @@
 //! let scopes = pool.components();
 //! let spec = ComposeSpec { count: 100, seed: 7, ..ComposeSpec::default() };
 //! let summary = compose_with(&pool, &scopes, &spec, |t| {
-//!     let task = t.to_task(&pool, &scopes, &spec);
+//!     let task = t.to_task(&pool, &spec);
 //!     // store the task
 //! })?;
 //! ```

@@ -364,7 +364,7 @@ pub fn perf_compose_with(cfg: &PerfConfig) -> Result<PerfReport, PerfError> {
             row[t.complexity.levels.get(d) as usize] += 1;
         }
         if cfg.materialize {
-            let task = t.to_task(&pool, &scopes, &spec);
+            let task = t.to_task(&pool, &spec);
             std::hint::black_box(&task);
         }
     })?;

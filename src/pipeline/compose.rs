@@ -315,7 +315,7 @@ pub fn run(
     let mut tasks = Vec::with_capacity(spec.count);
     let summary = threads.install(|| {
         graph::compose_with(&pool, &scopes, &spec, |t| {
-            tasks.push(t.to_task(&pool, &scopes, &spec));
+            tasks.push(t.to_task(&pool, &spec));
             bar.inc(1);
         })
     })?;
