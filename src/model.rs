@@ -107,10 +107,12 @@ impl Subtask {
     }
 
     /// The actual parameter of resource `kind` in parameter set `index`, if any.
-    pub fn resource_parameter(&self, kind: &str, index: usize) -> Option<&str> {
+    /// The value of parameter `name` in parameter set `index` (a resource slot's
+    /// parameter: see `resources::split_slot`).
+    pub fn resource_parameter(&self, name: &str, index: usize) -> Option<&str> {
         self.available_parameters
             .get(index)
-            .and_then(|p| p.get(kind))
+            .and_then(|p| p.get(name))
             .map(String::as_str)
     }
 }

@@ -299,6 +299,28 @@ impl fmt::Display for Resource {
     }
 }
 
+/// A subtask's resource slot: `kind`, or `kind:name` when the parameter that holds
+/// the actual value is not named after the kind (a subtask that reads one text file
+/// and writes another declares `txt_path` and `txt_path:new_txt_path`). Returns
+/// (kind, parameter name).
+pub fn split_slot(slot: &str) -> (&str, &str) {
+    match slot.split_once(':') {
+        Some((kind, name)) if !name.is_empty() => (kind, name),
+        Some((kind, _)) => (kind, kind),
+        None => (slot, slot),
+    }
+}
+
+/// The slot string for a resource of `kind` whose value is parameter `name` (the
+/// inverse of [`split_slot`]).
+pub fn slot_of(kind: &str, name: &str) -> String {
+    if kind == name {
+        kind.to_string()
+    } else {
+        format!("{kind}:{name}")
+    }
+}
+
 /// Why a subtask's declared resources cannot be instantiated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResourceError {
@@ -318,21 +340,22 @@ pub fn instantiate(
     subtask: &Subtask,
     index: usize,
 ) -> Result<(Vec<Resource>, Vec<Resource>), ResourceError> {
-    let one = |kind: &String| -> Result<Resource, ResourceError> {
+    let one = |slot: &String| -> Result<Resource, ResourceError> {
+        let (kind, name) = split_slot(slot);
         let spec = catalog
             .kinds
             .get(kind)
-            .ok_or_else(|| ResourceError::UnknownKind(kind.clone()))?;
+            .ok_or_else(|| ResourceError::UnknownKind(kind.to_string()))?;
         if spec.parameter {
-            let p = subtask.resource_parameter(kind, index).ok_or_else(|| {
+            let p = subtask.resource_parameter(name, index).ok_or_else(|| {
                 ResourceError::MissingParameter {
-                    kind: kind.clone(),
+                    kind: slot.clone(),
                     index,
                 }
             })?;
-            Ok(Resource::new(kind.clone(), Some(p.to_string())))
+            Ok(Resource::new(kind, Some(p.to_string())))
         } else {
-            Ok(Resource::new(kind.clone(), None))
+            Ok(Resource::new(kind, None))
         }
     };
     let inputs = subtask

@@ -141,7 +141,9 @@ pub fn lint_app(app: &LoadedApp, ctx: &LintContext) -> Vec<LintIssue> {
             Op::Launch { app: a } if !ctx.apps.contains(a) => {
                 issue(line, format!("launch: application '{a}' does not exist"));
             }
-            Op::OpenFile { kinds, path } | Op::SaveAs { kinds, path } => {
+            Op::OpenFile { kinds, path }
+            | Op::SaveAs { kinds, path }
+            | Op::InsertFile { kinds, path } => {
                 if kinds.is_empty() {
                     issue(line, format!("{}: no file kinds", e.op.name()));
                 }

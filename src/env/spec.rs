@@ -117,6 +117,10 @@ pub enum Op {
     SetProp { prop: String, value: String },
     /// Append a line to the open document.
     AppendDoc { text: String },
+    /// Append the file at `path` (its extension one of `kinds`) to the open
+    /// document: another PDF after this one, a picture into a text or a deck, a
+    /// CSV table's rows into a workbook.
+    InsertFile { path: String, kinds: Vec<String> },
     /// Create a file (parents must exist).
     CreateFile { path: String, content: String },
     /// Create a folder (parents must exist).
@@ -196,6 +200,7 @@ impl Op {
             Op::Paste { .. } => "paste",
             Op::SetProp { .. } => "set_prop",
             Op::AppendDoc { .. } => "append_doc",
+            Op::InsertFile { .. } => "insert_file",
             Op::CreateFile { .. } => "create_file",
             Op::CreateDir { .. } => "create_dir",
             Op::Rename { .. } => "rename",
@@ -367,7 +372,7 @@ pub const COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "feeds",
         key: "url",
-        kind: "url",
+        kind: "feed_subscription",
     },
     CollectionSpec {
         name: "history",
@@ -574,6 +579,7 @@ impl Op {
         match self {
             Op::SetProp { .. }
             | Op::AppendDoc { .. }
+            | Op::InsertFile { .. }
             | Op::Save
             | Op::Rename { .. }
             | Op::Move { .. }

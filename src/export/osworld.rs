@@ -231,8 +231,9 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
             let Some(params) = sub.available_parameters.get(node.parameter_index) else {
                 continue;
             };
-            for kind in &sub.input_resources {
-                let Some(p) = params.get(kind).filter(|p| p.starts_with('/')) else {
+            for slot in &sub.input_resources {
+                let (_, name) = crate::resources::split_slot(slot);
+                let Some(p) = params.get(name).filter(|p| p.starts_with('/')) else {
                     continue;
                 };
                 if let Some(text) = base.file_text(p) {

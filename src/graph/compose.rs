@@ -36,6 +36,15 @@
 //! validate stage can reconstruct it from resources alone. Two instances that would
 //! depend on each other (a cycle) are never placed in the same task.
 //!
+//! # Fan-in
+//! Growing one node at a time from a root, attached to what is there, gives mostly
+//! out-trees: a node that needs the outputs of two others is added only when both
+//! happen to be present already. Every [`JOIN_EVERY`]-th slot of three or more nodes
+//! is therefore a join slot: before each growth step it looks for a node that needs
+//! an output of the graph and of one more instance, adds that instance first (even
+//! unattached) and then the node that joins them, and the task is kept only when
+//! some node has two or more predecessors. Every edge is still a real hand-off.
+//!
 //! # Determinism
 //! Task `slot`s `0..count` are processed in fixed-size chunks. Every attempt draws
 //! from its own ChaCha stream keyed by (slot, attempt number of that slot), attempts
@@ -87,6 +96,12 @@ pub const MAX_SUBTASK_SHARE: f64 = 0.05;
 pub const RELAX_AFTER: u32 = 48;
 /// Roots of the chosen application compared when picking the least used one.
 const ROOT_DRAWS: usize = 3;
+/// Every this many slots (of at least three nodes) is a join slot: its task must
+/// have a node that needs two others (fan-in), until the slot has failed
+/// [`RELAX_AFTER`] times.
+pub const JOIN_EVERY: usize = 3;
+/// Penalty at which a candidate can no longer meet its targets.
+const DEAD: usize = 1000;
 
 /// Why a composition request is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -815,6 +830,7 @@ struct Attempt {
 }
 
 /// The graph being grown.
+#[derive(Clone)]
 struct Growth {
     nodes: Vec<u32>,
     dag: SmallDag,
@@ -924,9 +940,19 @@ fn attempt(
     g.down[0] = 1;
     g.up[0] = 1;
 
+    let join_slot = s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && s.tries < RELAX_AFTER;
     let mut cands: Vec<Candidate> = Vec::with_capacity(CANDIDATES);
     let mut tried: Vec<u32> = Vec::with_capacity(DRAWS);
     while g.nodes.len() < n {
+        if join_slot && !has_join(&g) && g.nodes.len() + 2 <= n {
+            if let Some((y, x)) = join(world, scope, &g, &mut rng, track_width, r, n) {
+                if let Some(y) = y {
+                    add(&mut g, pool, &y);
+                }
+                add(&mut g, pool, &x);
+                continue;
+            }
+        }
         cands.clear();
         tried.clear();
         for _ in 0..DRAWS {
@@ -947,7 +973,7 @@ fn attempt(
                 continue;
             }
             tried.push(x);
-            if let Some(c) = evaluate(world, scope, &g, x, track_width) {
+            if let Some(c) = evaluate(world, scope, &g, x, track_width, false) {
                 cands.push(c);
                 if cands.len() == CANDIDATES {
                     break;
@@ -980,7 +1006,7 @@ fn attempt(
             reached |= 1 << i;
         }
     }
-    if reached != 0b11111 {
+    if reached != 0b11111 || (join_slot && !has_join(&g)) {
         return Attempt {
             task: None,
             reached,
@@ -1003,6 +1029,61 @@ fn attempt(
     }
 }
 
+/// Does the graph have a node that needs two or more others?
+fn has_join(g: &Growth) -> bool {
+    (0..g.nodes.len()).any(|v| g.dag.preds(v).count_ones() >= 2)
+}
+
+/// Looks for a fan-in to add next: an instance `x` that consumes an output of a
+/// node of the graph and, with at most one more instance `y` added first (attached
+/// or not; `x` then links it in), has two or more predecessors. Returns `(y, x)`
+/// measured as they would be added, or `None` when the draws find no such pair or
+/// `x` could no longer meet the slot's targets.
+fn join(
+    world: &World<'_, '_>,
+    scope: usize,
+    g: &Growth,
+    rng: &mut ChaCha8Rng,
+    track_width: bool,
+    r: &Ranges,
+    n: usize,
+) -> Option<(Option<Candidate>, Candidate)> {
+    let pool = world.pool;
+    let fits = |c: &Candidate, k: usize| penalty(r, c, k, n - k) < DEAD / 4;
+    for _ in 0..DRAWS {
+        let from = g.nodes[rng.random_range(0..g.nodes.len())] as usize;
+        let out = pool.dependents(from);
+        if out.is_empty() {
+            continue;
+        }
+        let x = out[rng.random_range(0..out.len())];
+        if g.nodes.contains(&x) {
+            continue;
+        }
+        if let Some(c) = evaluate(world, scope, g, x, track_width, false) {
+            if c.preds.count_ones() >= 2 && fits(&c, g.nodes.len() + 1) {
+                return Some((None, c));
+            }
+        }
+        let producers = pool.dependencies(x as usize);
+        let y = producers[rng.random_range(0..producers.len())];
+        if y == x || g.nodes.contains(&y) {
+            continue;
+        }
+        let Some(cy) = evaluate(world, scope, g, y, track_width, true) else {
+            continue;
+        };
+        let mut with_y = g.clone();
+        add(&mut with_y, pool, &cy);
+        if let Some(cx) = evaluate(world, scope, &with_y, x, track_width, false) {
+            if cx.preds.count_ones() >= 2 && fits(&cx, g.nodes.len() + 2) {
+                return Some((Some(cy), cx));
+            }
+        }
+    }
+    None
+}
+
 fn measure_bits(r: &Ranges, g: &Growth, _complete: bool) -> u8 {
     // The node count was not reached, so instruction failed; report the others as
     // measured so far (upper bounds are meaningful, lower bounds mostly not).
@@ -1023,6 +1104,7 @@ fn evaluate(
     g: &Growth,
     x: u32,
     track_width: bool,
+    detached: bool,
 ) -> Option<Candidate> {
     let pool = world.pool;
     if !pool.is_placeable(x as usize) || !world.in_scope(scope, x) {
@@ -1051,7 +1133,7 @@ fn evaluate(
             succs |= 1 << v;
         }
     }
-    if preds | succs == 0 {
+    if preds | succs == 0 && !detached {
         return None;
     }
     let anc_p = bits(preds).fold(0, |m, p| m | g.anc[p]);
@@ -1122,7 +1204,6 @@ fn usage_penalty(pool: &Pool<'_>, usage: &Usage, cap: u32, nodes: &[u32], x: u32
 /// Lower is better. Large terms for targets that can no longer be met; small terms
 /// pulling lower-bounded measures up and keeping upper-bounded ones low.
 fn penalty(r: &Ranges, c: &Candidate, k: usize, remaining: usize) -> usize {
-    const DEAD: usize = 1000;
     let mut p = 0;
     // Edges, depth and categories never decrease as nodes are added.
     if c.edges > r.hi[DEP] {

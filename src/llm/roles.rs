@@ -286,8 +286,9 @@ impl RoleRequest for ExploreRequest {
                     raw.instruction_template
                 ));
             }
-            for kind in raw.input_resources.iter().chain(&raw.output_resources) {
-                if !known.contains(kind.as_str()) {
+            for slot in raw.input_resources.iter().chain(&raw.output_resources) {
+                let (kind, _) = crate::resources::split_slot(slot);
+                if !known.contains(kind) {
                     return Err(format!(
                         "subtasks[{i}]: unknown resource kind '{kind}' (use only the listed kinds)"
                     ));

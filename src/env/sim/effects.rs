@@ -821,6 +821,33 @@ fn apply_op(
             d.modified = true;
             Ok(None)
         }
+        Op::InsertFile { path, kinds } => {
+            let p = path_of(state, wi, path)?;
+            let ext = vfs::extension(&p);
+            if !kinds.contains(&ext) {
+                return Err(format!(
+                    "Cannot insert '{}': only {} files",
+                    vfs::base_name(&p),
+                    kinds.join(", ")
+                ));
+            }
+            let text = match state.vfs.read(&p) {
+                Ok(t) => t.to_string(),
+                Err(_) => return Err(format!("File not found: {p}")),
+            };
+            let name = vfs::base_name(&p).to_string();
+            let d = doc_mut(state, wi)?;
+            if !d.content.is_empty() && !d.content.ends_with('\n') {
+                d.content.push('\n');
+            }
+            if matches!(ext.as_str(), "png" | "jpg" | "jpeg") {
+                d.content.push_str(&format!("[Picture: {name}]"));
+            } else {
+                d.content.push_str(text.trim_end());
+            }
+            d.modified = true;
+            Ok(Some(format!("Inserted {name}")))
+        }
         Op::CreateFile { path, content } => {
             let p = path_of(state, wi, path)?;
             if state.vfs.get(&p).is_some() {
@@ -928,7 +955,9 @@ fn apply_op(
                 return Err(format!("The {} is required", spec.key.replace('_', " ")));
             }
             let key = r[spec.key].clone();
-            if matches!(spec.name, "feeds" | "bookmarks") {
+            // A bookmark makes its page known to the browser; a feed subscription
+            // does not (the reader fetches the feed, nothing is handed over).
+            if spec.name == "bookmarks" {
                 state.known_urls.insert(key.clone());
             }
             state

@@ -78,8 +78,14 @@ impl OfflineCoder {
                 .cloned()
                 .collect(),
         };
+        // The parameters that name inputs.
         let inputs: Vec<String> = subtask
-            .map(|s| s.input_resources.clone())
+            .map(|s| {
+                s.input_resources
+                    .iter()
+                    .map(|slot| crate::resources::split_slot(slot).1.to_string())
+                    .collect()
+            })
             .unwrap_or_default();
         let plan = self.plan_for(&req.application, &req.instruction_template);
         let mut out: Vec<Check> = Vec::new();
@@ -187,29 +193,30 @@ impl OfflineCoder {
                 }
             }
         }
-        for kind in &outputs {
+        for slot in &outputs {
+            let (kind, name) = crate::resources::split_slot(slot);
             let Some(spec) = self.catalog.kinds.get(kind) else {
                 continue;
             };
-            if !placeholders.contains(kind)
+            if !placeholders.iter().any(|p| p == name)
                 && subtask
-                    .is_none_or(|s| s.available_parameters.iter().any(|p| !p.contains_key(kind)))
+                    .is_none_or(|s| s.available_parameters.iter().any(|p| !p.contains_key(name)))
             {
                 continue;
             }
             if spec.directory {
                 push(
                     CheckCall::CheckDirExists {
-                        dir_path: format!("{{{kind}}}"),
+                        dir_path: format!("{{{name}}}"),
                     },
-                    format!("the folder '{{{kind}}}' does not exist"),
+                    format!("the folder '{{{name}}}' does not exist"),
                 );
             } else if spec.is_path() {
                 push(
                     CheckCall::CheckFileExists {
-                        file_path: format!("{{{kind}}}"),
+                        file_path: format!("{{{name}}}"),
                     },
-                    format!("the file '{{{kind}}}' does not exist"),
+                    format!("the file '{{{name}}}' does not exist"),
                 );
             }
         }

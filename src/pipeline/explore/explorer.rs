@@ -206,7 +206,13 @@ impl OfflineExplorer {
             let mut ok = true;
             for s in &plan.slots {
                 if let Some(c) = cands.get(&s.name) {
-                    match c.get(i) {
+                    // Two inputs of one kind (a file and the file to append) take
+                    // different candidates.
+                    let skip = c[i.min(c.len())..]
+                        .iter()
+                        .take_while(|v| values.values().any(|x| x == *v))
+                        .count();
+                    match c.get(i + skip) {
                         Some(v) => {
                             values.insert(s.name.clone(), v.clone());
                         }
@@ -234,6 +240,9 @@ impl OfflineExplorer {
                     })
                 })
                 .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
+            // A new file must not take the name of a file the subtask reads.
+            let mut avoid = local_taken.clone();
+            avoid.extend(values.values().cloned());
             let in_dir = plan.slots.iter().find_map(|s| match &s.role {
                 SlotRole::InputPath { .. } => {
                     values.get(&s.name).map(|v| vfs::parent(v).to_string())
@@ -247,7 +256,19 @@ impl OfflineExplorer {
                 let v = match &s.role {
                     SlotRole::Choice { values: vs } => vs[(hs + i) % vs.len()].clone(),
                     SlotRole::OutputPath { kind, ext } => {
-                        output_path(kind, ext, &stem, in_dir.as_deref(), &plan.app, &local_taken)
+                        // A copy of a file it read keeps that file's extension.
+                        let read = plan.slots.iter().find_map(|r| match &r.role {
+                            SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
+                            _ => None,
+                        });
+                        let (suffix, ext) = match read {
+                            Some(v) => ("copy".to_string(), vfs::extension(v)),
+                            None => (
+                                participle(plan.phrases.last().map(String::as_str).unwrap_or("")),
+                                ext.clone(),
+                            ),
+                        };
+                        output_path(kind, &ext, &stem, in_dir.as_deref(), &suffix, &avoid)
                     }
                     SlotRole::OutputRecord { kind } => output_record(kind, &stem, i, &local_taken),
                     SlotRole::Text { field } => text_value(field, &stem, hs + i),
@@ -288,7 +309,7 @@ impl OfflineExplorer {
                 if of_kind.is_empty() {
                     continue;
                 }
-                let pick = match values.get(kind) {
+                let pick = match values.get(&output_name(plan, kind)) {
                     Some(v) => of_kind
                         .iter()
                         .find(|r| r.parameter.as_deref() == Some(v.as_str())),
@@ -312,20 +333,20 @@ impl OfflineExplorer {
             }
             // Each parameter set must make outputs of its own.
             let repeats = outs.iter().any(|r| {
-                r.parameter
-                    .as_ref()
-                    .is_some_and(|p| local_taken.contains(p) && values.get(&r.kind) != Some(p))
-                    || sets
-                        .iter()
-                        .any(|(_, o)| o.contains(r) && r.parameter.is_some())
+                r.parameter.as_ref().is_some_and(|p| {
+                    local_taken.contains(p) && values.get(&output_name(plan, &r.kind)) != Some(p)
+                }) || sets
+                    .iter()
+                    .any(|(_, o)| o.contains(r) && r.parameter.is_some())
             });
             if bad || outs.is_empty() || repeats {
                 continue;
             }
             for r in &outs {
                 if let Some(p) = &r.parameter {
-                    if !values.contains_key(&r.kind) {
-                        values.insert(r.kind.clone(), p.clone());
+                    let name = output_name(plan, &r.kind);
+                    if !values.contains_key(&name) {
+                        values.insert(name, p.clone());
                     }
                     local_taken.insert(p.clone());
                 }
@@ -346,15 +367,21 @@ impl OfflineExplorer {
             sets.push((values, outs));
         }
         let (first_vals, first_outs) = sets.first()?.clone();
-        let kinds: Vec<String> = first_outs.iter().map(|r| r.kind.clone()).collect();
+        let out_kinds: Vec<String> = first_outs.iter().map(|r| r.kind.clone()).collect();
+        let kinds: Vec<String> = out_kinds
+            .iter()
+            .map(|k| crate::resources::slot_of(k, &output_name(plan, k)))
+            .collect();
         sets.retain(|(v, o)| {
-            o.iter().map(|r| r.kind.clone()).collect::<Vec<_>>() == kinds
+            o.iter().map(|r| r.kind.clone()).collect::<Vec<_>>() == out_kinds
                 && v.keys().collect::<Vec<_>>() == first_vals.keys().collect::<Vec<_>>()
         });
         let slot_names: BTreeSet<&str> = plan.slots.iter().map(|s| s.name.as_str()).collect();
         let computed: Vec<String> = first_outs
             .iter()
-            .filter(|r| r.parameter.is_some() && !slot_names.contains(r.kind.as_str()))
+            .filter(|r| {
+                r.parameter.is_some() && !slot_names.contains(output_name(plan, &r.kind).as_str())
+            })
             .map(|r| r.kind.clone())
             .collect();
         let template = plan.template(&computed, &self.catalog);
@@ -374,7 +401,9 @@ impl OfflineExplorer {
             .slots
             .iter()
             .filter_map(|s| match &s.role {
-                SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => Some(kind.clone()),
+                SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => {
+                    Some(crate::resources::slot_of(kind, &s.name))
+                }
                 _ => None,
             })
             .collect();
@@ -598,11 +627,23 @@ fn stem_of(value: &str) -> String {
             }
         })
         .collect();
-    let slug = slug
-        .split('_')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("_");
+    let mut parts: Vec<&str> = slug.split('_').filter(|p| !p.is_empty()).collect();
+    // A name made from another output ("report_copy_2", "report_exported")
+    // names the same thing: drop the marks and counters it was given.
+    loop {
+        let n = parts.len();
+        let counter = n > 2
+            && parts[n - 1].chars().all(|c| c.is_ascii_digit())
+            && (parts[n - 2] == "copy" || parts[n - 2].ends_with("ed"));
+        if counter {
+            parts.pop();
+        } else if n > 1 && parts[n - 1] == "copy" {
+            parts.pop();
+        } else {
+            break;
+        }
+    }
+    let slug = parts.join("_");
     if slug.is_empty() {
         "item".into()
     } else {
@@ -639,19 +680,81 @@ fn default_dir(kind: &str) -> &'static str {
     }
 }
 
+/// The parameter that holds the output of `kind`: its output slot's name (a new
+/// file of a kind the subtask also reads is `new_<kind>`), else the kind.
+fn output_name(plan: &Plan, kind: &str) -> String {
+    plan.slots
+        .iter()
+        .find_map(|s| match &s.role {
+            SlotRole::OutputPath { kind: k, .. } | SlotRole::OutputRecord { kind: k }
+                if k == kind =>
+            {
+                Some(s.name.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| kind.to_string())
+}
+
+/// The past participle of the first word of `phrase` ("export the deck as PDF"
+/// gives "exported"), for naming what the action made.
+fn participle(phrase: &str) -> String {
+    let verb: String = phrase
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_lowercase();
+    let irregular = [
+        ("make", "made"),
+        ("take", "taken"),
+        ("send", "sent"),
+        ("write", "written"),
+        ("get", "got"),
+        ("put", "put"),
+        ("set", "set"),
+        ("run", "run"),
+        ("cut", "cut"),
+        ("split", "split"),
+        ("build", "built"),
+        ("draw", "drawn"),
+        ("crop", "cropped"),
+        ("trim", "trimmed"),
+        ("zip", "zipped"),
+        ("stop", "stopped"),
+    ];
+    if let Some((_, p)) = irregular.iter().find(|(v, _)| *v == verb) {
+        return p.to_string();
+    }
+    let b = verb.as_bytes();
+    match b.last() {
+        None => "new".to_string(),
+        Some(b'e') => format!("{verb}d"),
+        Some(b'y') if b.len() > 1 && !b"aeiou".contains(&b[b.len() - 2]) => {
+            format!("{}ied", &verb[..verb.len() - 1])
+        }
+        _ => format!("{verb}ed"),
+    }
+}
+
+/// A new path for an output of `kind`: the input's folder (or the kind's usual
+/// one), the stem, and, when that name is taken, `_<suffix>` and then a number
+/// ("report.pdf", "report_exported.pdf", "report_exported_2.pdf").
 fn output_path(
     kind: &str,
     ext: &str,
     stem: &str,
     in_dir: Option<&str>,
-    app: &str,
+    suffix: &str,
     taken: &BTreeSet<String>,
 ) -> String {
     let dir = match in_dir {
         Some(d) if d.starts_with(vfs::HOME) && d != vfs::HOME => d.to_string(),
         _ => default_dir(kind).to_string(),
     };
-    let tag = crate::env::spec::slug(app);
+    let tag = suffix;
     unique(
         |n| {
             let suffix = match n {
@@ -684,7 +787,7 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
             "{s}.team@example.org",
             "{s}.info@example.org",
         ],
-        "url" => &[
+        "url" | "feed_subscription" => &[
             "https://feeds.example.com/{s}.xml",
             "https://feeds.example.com/{s}-news.xml",
             "https://feeds.example.com/{s}-daily.xml",
@@ -883,6 +986,7 @@ mod tests {
             produces: Vec::new(),
             screen: "compose".into(),
             reads: Vec::new(),
+            native_ext: None,
         };
         let mut values = ParameterSet::new();
         values.insert("email_sent".into(), "Contact list".into());

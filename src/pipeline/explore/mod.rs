@@ -338,7 +338,11 @@ fn check_proposals(
             .input_resources
             .iter()
             .chain(&p.output_resources)
-            .find(|k| !catalog.kinds.contains_key(*k))
+            .find(|k| {
+                !catalog
+                    .kinds
+                    .contains_key(crate::resources::split_slot(k).0)
+            })
         {
             Some(format!("unknown resource kind '{k}'"))
         } else if let Err(e) = validate_subtask(catalog, &subtask) {

@@ -79,6 +79,8 @@ pub struct Plan {
     pub screen: String,
     /// The window fields the producing click reads.
     pub reads: Vec<String>,
+    /// For a Save As: the application's own file extension (the first it lists).
+    pub native_ext: Option<String>,
 }
 
 impl Plan {
@@ -146,6 +148,7 @@ fn op_templates(op: &Op) -> Vec<&str> {
         Op::SetField { value, .. } | Op::AppendField { value, .. } => vec![value],
         Op::Require { when, .. } => vec![when],
         Op::OpenFile { path, .. }
+        | Op::InsertFile { path, .. }
         | Op::SaveAs { path, .. }
         | Op::Export { path, .. }
         | Op::CreateDir { path }
@@ -177,7 +180,7 @@ fn op_templates(op: &Op) -> Vec<&str> {
 fn needs_doc(op: &Op) -> bool {
     match op {
         Op::Save | Op::SaveAs { .. } | Op::Export { .. } | Op::SetProp { .. } => true,
-        Op::AppendDoc { .. } => true,
+        Op::AppendDoc { .. } | Op::InsertFile { .. } => true,
         Op::Copy { what } => matches!(what.as_str(), "document" | "table" | "image"),
         Op::Paste { into } => into == "document",
         Op::Require { when, .. } => when == "doc",
@@ -512,7 +515,7 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
         }
     }
     // Modifier variants: one content change before the producing click.
-    let mods = modifiers(app, opener.as_ref().map(|o| o.end.as_str()));
+    let mods = modifiers(app, catalog, opener.as_ref().map(|o| o.end.as_str()));
     let mut with_mods = Vec::new();
     for p in &out {
         if !p.steps.iter().any(|s| matches!(s, Step::Type { slot, .. } | Step::OpenPath { slot, .. } | Step::SelectPath { slot, .. } if p.slot(slot).is_some_and(|s| matches!(s.role, SlotRole::InputPath { .. }))))
@@ -580,23 +583,36 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
 struct Modifier {
     control: String,
     phrase: String,
+    /// The Edit typed into and the field it fills.
     typed: Option<(String, String)>,
+    /// The file kind the typed value names (an `insert_file`'s first kind): the
+    /// value is then an input file, in slot `other_<kind>`.
+    reads: Option<String>,
 }
 
-fn modifiers(app: &AppSpec, doc_screen: Option<&str>) -> Vec<Modifier> {
+fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<Modifier> {
     let Some(screen) = doc_screen else {
         return vec![];
     };
     let cs = controls(app, screen);
     let mut out = Vec::new();
     for c in &cs {
-        if c.control_type != ControlType::Button || c.click.is_empty() {
+        if !matches!(c.control_type, ControlType::Button | ControlType::MenuItem)
+            || c.click.is_empty()
+        {
             continue;
         }
+        let changes_doc = |op: &Op| {
+            matches!(
+                op,
+                Op::SetProp { .. } | Op::AppendDoc { .. } | Op::InsertFile { .. } | Op::Save
+            )
+        };
         let only_doc = c
             .click
             .iter()
-            .all(|e| matches!(e.op, Op::SetProp { .. } | Op::AppendDoc { .. } | Op::Save));
+            .all(|e| changes_doc(&e.op) || matches!(e.op, Op::Require { .. }))
+            && c.click.iter().any(|e| changes_doc(&e.op));
         if !only_doc {
             continue;
         }
@@ -621,10 +637,17 @@ fn modifiers(app: &AppSpec, doc_screen: Option<&str>) -> Vec<Modifier> {
         if typed.as_ref().is_some_and(|(c, _)| c.is_empty()) {
             continue;
         }
+        let reads = c.click.iter().find_map(|e| match &e.op {
+            Op::InsertFile { kinds, .. } => kinds
+                .first()
+                .and_then(|x| kind_of_ext(catalog, x).into_iter().next()),
+            _ => None,
+        });
         out.push(Modifier {
             control: c.text.clone(),
             phrase,
             typed,
+            reads,
         });
     }
     out
@@ -653,21 +676,31 @@ fn with_modifier(p: &Plan, m: &Modifier) -> Option<Plan> {
     let mut insert = Vec::new();
     let mut phrase = m.phrase.clone();
     if let Some((control, field)) = &m.typed {
-        if v.slot(field).is_some() {
+        let (name, role) = match &m.reads {
+            Some(kind) => (
+                format!("other_{kind}"),
+                SlotRole::InputPath { kind: kind.clone() },
+            ),
+            None => (
+                field.clone(),
+                SlotRole::Text {
+                    field: field.clone(),
+                },
+            ),
+        };
+        if v.slot(&name).is_some() {
             return None;
         }
         insert.push(Step::Type {
             control: control.clone(),
-            slot: field.clone(),
+            slot: name.clone(),
         });
         v.slots.push(Slot {
-            name: field.clone(),
-            role: SlotRole::Text {
-                field: field.clone(),
-            },
+            name: name.clone(),
+            role,
             label: control.clone(),
         });
-        phrase = format!("{phrase} '{{{field}}}'");
+        phrase = format!("{phrase} '{{{name}}}'");
     }
     insert.push(Step::Click(m.control.clone()));
     for (i, s) in insert.into_iter().enumerate() {
@@ -1030,6 +1063,10 @@ fn producer_plans(
         produces: produces.clone(),
         screen: screen.to_string(),
         reads: names.clone(),
+        native_ext: match &prod.op {
+            Op::SaveAs { kinds, .. } => kinds.first().cloned(),
+            _ => None,
+        },
     };
     for op in &extra_ops {
         classify(&mut base, op, catalog);
@@ -1440,23 +1477,45 @@ fn output_variants(p: Plan, catalog: &Catalog) -> Vec<Plan> {
             }
         }
     }
+    // When the producer can write the kind it read (a Save As), it makes a copy of
+    // that kind or one in the application's own format (the first it lists):
+    // renaming 'index.html' to 'index.md' converts nothing.
+    let ext_kinds: Vec<String> = exts
+        .iter()
+        .filter_map(|e| kind_of_ext(catalog, e).into_iter().next())
+        .collect();
+    let rewrites_input = ext_kinds.iter().any(|k| inputs.contains(k));
+    let native = p
+        .native_ext
+        .as_deref()
+        .and_then(|e| kind_of_ext(catalog, e).into_iter().next());
     let mut out = Vec::new();
     let mut kinds_done = BTreeSet::new();
     for e in exts {
         let Some(k) = kind_of_ext(catalog, &e).into_iter().next() else {
             continue;
         };
-        if inputs.contains(&k) || !kinds_done.insert(k.clone()) {
+        if rewrites_input && !inputs.contains(&k) && Some(&k) != native.as_ref() {
             continue;
         }
+        if !kinds_done.insert(k.clone()) {
+            continue;
+        }
+        // A new file of a kind the plan also reads ("save a.txt as b.txt") gets
+        // its own slot, `new_<kind>`, so input and output stay apart.
+        let name = if inputs.contains(&k) {
+            format!("new_{k}")
+        } else {
+            k.clone()
+        };
         let mut v = p.clone();
-        if k != *kind && v.slot(&k).is_some() {
+        if name != out_slot.name && v.slot(&name).is_some() {
             continue;
         }
         rename_slot(
             &mut v,
             &out_slot.name,
-            &k,
+            &name,
             SlotRole::OutputPath {
                 kind: k.clone(),
                 ext: e.clone(),

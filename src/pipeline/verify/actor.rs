@@ -51,7 +51,7 @@ use crate::model::{placeholders, Action, ActionCall, ParameterSet, Subtask};
 use crate::resources::Catalog;
 
 /// Expansions per search.
-const BUDGET: usize = 400;
+const BUDGET: usize = 1500;
 /// Longest plan searched (actions after "Start").
 const MAX_DEPTH: usize = 16;
 
@@ -932,6 +932,15 @@ pub fn search(
             apps.push(name.clone());
         }
     }
+    // The controls whose effect the instruction names ("compress the PDF") must be
+    // clicked even when the outputs would hold without them.
+    let mut goals = goals.clone();
+    for c in described_clicks(start, inst) {
+        if !goals.clicks.contains(&c) {
+            goals.clicks.push(c);
+        }
+    }
+    let goals = &goals;
     let goal = Goal {
         inst,
         goals,
@@ -1057,6 +1066,47 @@ pub fn search(
         plan
     });
     explain(start, &goal, prefix)
+}
+
+/// The controls of the instance's application whose click effect the instruction
+/// names: for each clause of the instruction, the control whose effect `describe`
+/// is the longest phrase the clause starts with ("compress the PDF 'a.pdf'" names
+/// the control described as "compress the PDF"). A demonstration that makes the
+/// outputs without that click does not do what was asked.
+fn described_clicks(desk: &SimDesktop, inst: &Instance) -> Vec<String> {
+    let Some(app) = desk.app(&inst.application) else {
+        return Vec::new();
+    };
+    let mut described: Vec<(String, String)> = Vec::new();
+    for screen in app.spec.screens.values() {
+        for c in screen.controls.iter().map(|c| c.get_ref()) {
+            for e in &c.click {
+                if let Some(d) = &e.describe {
+                    described.push((d.to_lowercase(), c.text.clone()));
+                }
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for clause in clauses(&inst.instruction, &inst.application) {
+        let clause = clause.to_lowercase();
+        let hit = described
+            .iter()
+            .filter(|(d, _)| {
+                clause.starts_with(d.as_str())
+                    && clause[d.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric())
+            })
+            .max_by_key(|(d, _)| d.len());
+        if let Some((_, control)) = hit {
+            if !out.contains(control) {
+                out.push(control.clone());
+            }
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------
