@@ -36,6 +36,10 @@
 //! validate stage can reconstruct it from resources alone. Two instances that would
 //! depend on each other (a cycle) are never placed in the same task.
 //!
+//! A file handed between two nodes of the same application is no edge: a person
+//! opens it once, changes it and saves (one sitting), so such pairs are never
+//! placed as predecessor and successor.
+//!
 //! # Fan-in
 //! Growing one node at a time from a root, attached to what is there, gives mostly
 //! out-trees: a node that needs the outputs of two others is added only when both
@@ -99,7 +103,7 @@ const ROOT_DRAWS: usize = 3;
 /// Every this many slots (of at least three nodes) is a join slot: its task must
 /// have a node that needs two others (fan-in), until the slot has failed
 /// [`RELAX_AFTER`] times.
-pub const JOIN_EVERY: usize = 3;
+pub const JOIN_EVERY: usize = 2;
 /// Penalty at which a candidate can no longer meet its targets.
 const DEAD: usize = 1000;
 
@@ -689,6 +693,11 @@ struct World<'p, 'a> {
     /// Per application (pool app id): (scope, root) of its roots in usable scopes,
     /// largest scope first.
     app_roots: Vec<Vec<(u32, u32)>>,
+    /// Members of each scope with two inputs that members of the scope produce
+    /// (a node that can join two branches).
+    joinable: Vec<Vec<u32>>,
+    /// Scopes with a joinable member, largest first.
+    join_order: Vec<usize>,
 }
 
 impl<'p, 'a> World<'p, 'a> {
@@ -734,6 +743,20 @@ impl<'p, 'a> World<'p, 'a> {
                 app_roots[pool.slim[r as usize].app as usize].push((sc as u32, r));
             }
         }
+        let joinable: Vec<Vec<u32>> = members
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .copied()
+                    .filter(|&x| produced_inputs(pool, m, x) >= 2)
+                    .collect()
+            })
+            .collect();
+        let join_order = order
+            .iter()
+            .copied()
+            .filter(|&s| !joinable[s].is_empty())
+            .collect();
         World {
             pool,
             order,
@@ -741,11 +764,29 @@ impl<'p, 'a> World<'p, 'a> {
             roots,
             cumulative,
             app_roots,
+            joinable,
+            join_order,
         }
     }
 
     fn in_scope(&self, scope: usize, inst: u32) -> bool {
         self.members[scope].binary_search(&inst).is_ok()
+    }
+
+    /// Instances of `scope` that produce input `res` of some instance.
+    fn producers_of(&self, scope: usize, x: u32, res: u32) -> Vec<u32> {
+        self.pool
+            .dependencies(x as usize)
+            .iter()
+            .copied()
+            .filter(|&p| {
+                self.in_scope(scope, p)
+                    && self.pool.slim[p as usize]
+                        .outputs
+                        .binary_search(&res)
+                        .is_ok()
+            })
+            .collect()
     }
 
     /// How many of `app`'s (scope, root) pairs lie in scopes of at least `n`
@@ -924,7 +965,31 @@ fn attempt(
     };
 
     let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
-    let mut g = Growth {
+    let join_slot = s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && s.tries < RELAX_AFTER;
+    let (scope, seeded) = if join_slot && !world.join_order.is_empty() {
+        // A scope with a node that can join two branches, this one when it has.
+        let scope = if world.joinable[scope].is_empty() {
+            let eligible: Vec<usize> = world
+                .join_order
+                .iter()
+                .copied()
+                .filter(|&sc| world.members[sc].len() >= n)
+                .collect();
+            if eligible.is_empty() {
+                return fail;
+            }
+            eligible[rng.random_range(0..eligible.len())]
+        } else {
+            scope
+        };
+        match join_cone(world, scope, n, &mut rng, track_width) {
+            Some(g) => (scope, Some(g)),
+            None => return fail,
+        }
+    } else {
+        (scope, None)
+    };
+    let mut g = seeded.unwrap_or_else(|| Growth {
         nodes: vec![root],
         dag: SmallDag::with_nodes(1),
         anc: [0; MAX_NODES],
@@ -934,25 +999,17 @@ fn attempt(
         edges: 0,
         depth: 1,
         cats: vec![pool.slim[root as usize].category],
-    };
-    g.anc[0] = 1;
-    g.desc[0] = 1;
-    g.down[0] = 1;
-    g.up[0] = 1;
+    });
+    if g.nodes.len() == 1 {
+        g.anc[0] = 1;
+        g.desc[0] = 1;
+        g.down[0] = 1;
+        g.up[0] = 1;
+    }
 
-    let join_slot = s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && s.tries < RELAX_AFTER;
     let mut cands: Vec<Candidate> = Vec::with_capacity(CANDIDATES);
     let mut tried: Vec<u32> = Vec::with_capacity(DRAWS);
     while g.nodes.len() < n {
-        if join_slot && !has_join(&g) && g.nodes.len() + 2 <= n {
-            if let Some((y, x)) = join(world, scope, &g, &mut rng, track_width, r, n) {
-                if let Some(y) = y {
-                    add(&mut g, pool, &y);
-                }
-                add(&mut g, pool, &x);
-                continue;
-            }
-        }
         cands.clear();
         tried.clear();
         for _ in 0..DRAWS {
@@ -1029,59 +1086,102 @@ fn attempt(
     }
 }
 
+/// How many distinct non-initial inputs of `x` some other member of `members`
+/// (sorted) produces.
+fn produced_inputs(pool: &Pool<'_>, members: &[u32], x: u32) -> usize {
+    let sx = &pool.slim[x as usize];
+    sx.inputs
+        .iter()
+        .filter(|&&res| {
+            !pool.initial[res as usize]
+                && pool.dependencies(x as usize).iter().any(|&p| {
+                    members.binary_search(&p).is_ok()
+                        && pool.slim[p as usize].outputs.binary_search(&res).is_ok()
+                })
+        })
+        .count()
+}
+
+/// Seeds a join slot's graph: a joinable member `x` of the scope and, for each of
+/// its inputs not on the desktop, a producer drawn from the scope, recursively
+/// (the cone of `x`), added in an order where every node's inputs are available,
+/// then `x` itself. `None` when the cone is larger than `n`, would clash or
+/// cycle, or `x` ends with fewer than two predecessors.
+fn join_cone(
+    world: &World<'_, '_>,
+    scope: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+    track_width: bool,
+) -> Option<Growth> {
+    let pool = world.pool;
+    let targets = &world.joinable[scope];
+    let x = targets[rng.random_range(0..targets.len())];
+    // The cone: producers for every missing input, depth first.
+    let mut cone: Vec<u32> = Vec::new();
+    let mut stack = vec![x];
+    while let Some(v) = stack.pop() {
+        for &res in pool.slim[v as usize].inputs.iter() {
+            if pool.initial[res as usize]
+                || cone
+                    .iter()
+                    .any(|&c| pool.slim[c as usize].outputs.binary_search(&res).is_ok())
+            {
+                continue;
+            }
+            let ps: Vec<u32> = world
+                .producers_of(scope, v, res)
+                .into_iter()
+                .filter(|&p| p != x && !cone.contains(&p))
+                .collect();
+            if ps.is_empty() {
+                return None;
+            }
+            let p = ps[rng.random_range(0..ps.len())];
+            cone.push(p);
+            if cone.len() + 1 > n {
+                return None;
+            }
+            stack.push(p);
+        }
+    }
+    // Add the cone in an order where each node's inputs are there already.
+    let mut g = Growth {
+        nodes: Vec::new(),
+        dag: SmallDag::with_nodes(0),
+        anc: [0; MAX_NODES],
+        desc: [0; MAX_NODES],
+        down: [0; MAX_NODES],
+        up: [0; MAX_NODES],
+        edges: 0,
+        depth: 0,
+        cats: Vec::new(),
+    };
+    let mut left = cone;
+    left.push(x);
+    while !left.is_empty() {
+        let next = left.iter().enumerate().find_map(|(i, &v)| {
+            if v == x && left.len() > 1 {
+                return None;
+            }
+            evaluate(world, scope, &g, v, track_width, true).map(|c| (i, c))
+        });
+        let (i, c) = next?;
+        add(&mut g, pool, &c);
+        left.remove(i);
+    }
+    has_join(&g).then_some(g)
+}
+
+/// Is resource `r` a file or folder (a path kind)?
+fn is_file(pool: &Pool<'_>, r: u32) -> bool {
+    let kind = &pool.resource(r as usize).kind;
+    pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
+}
+
 /// Does the graph have a node that needs two or more others?
 fn has_join(g: &Growth) -> bool {
     (0..g.nodes.len()).any(|v| g.dag.preds(v).count_ones() >= 2)
-}
-
-/// Looks for a fan-in to add next: an instance `x` that consumes an output of a
-/// node of the graph and, with at most one more instance `y` added first (attached
-/// or not; `x` then links it in), has two or more predecessors. Returns `(y, x)`
-/// measured as they would be added, or `None` when the draws find no such pair or
-/// `x` could no longer meet the slot's targets.
-fn join(
-    world: &World<'_, '_>,
-    scope: usize,
-    g: &Growth,
-    rng: &mut ChaCha8Rng,
-    track_width: bool,
-    r: &Ranges,
-    n: usize,
-) -> Option<(Option<Candidate>, Candidate)> {
-    let pool = world.pool;
-    let fits = |c: &Candidate, k: usize| penalty(r, c, k, n - k) < DEAD / 4;
-    for _ in 0..DRAWS {
-        let from = g.nodes[rng.random_range(0..g.nodes.len())] as usize;
-        let out = pool.dependents(from);
-        if out.is_empty() {
-            continue;
-        }
-        let x = out[rng.random_range(0..out.len())];
-        if g.nodes.contains(&x) {
-            continue;
-        }
-        if let Some(c) = evaluate(world, scope, g, x, track_width, false) {
-            if c.preds.count_ones() >= 2 && fits(&c, g.nodes.len() + 1) {
-                return Some((None, c));
-            }
-        }
-        let producers = pool.dependencies(x as usize);
-        let y = producers[rng.random_range(0..producers.len())];
-        if y == x || g.nodes.contains(&y) {
-            continue;
-        }
-        let Some(cy) = evaluate(world, scope, g, y, track_width, true) else {
-            continue;
-        };
-        let mut with_y = g.clone();
-        add(&mut with_y, pool, &cy);
-        if let Some(cx) = evaluate(world, scope, &with_y, x, track_width, false) {
-            if cx.preds.count_ones() >= 2 && fits(&cx, g.nodes.len() + 2) {
-                return Some((Some(cy), cx));
-            }
-        }
-    }
-    None
 }
 
 fn measure_bits(r: &Ranges, g: &Growth, _complete: bool) -> u8 {
@@ -1134,6 +1234,19 @@ fn evaluate(
         }
     }
     if preds | succs == 0 && !detached {
+        return None;
+    }
+    // A file handed between two nodes of one application is work a person does
+    // in one sitting (open once, change, save): not a hand-off between subtasks.
+    let same_app_file = |a: u32, b: u32| {
+        pool.slim[a as usize].app == pool.slim[b as usize].app
+            && pool.slim[a as usize].outputs.iter().any(|&r| {
+                pool.slim[b as usize].inputs.binary_search(&r).is_ok() && is_file(pool, r)
+            })
+    };
+    if bits(preds).any(|v| same_app_file(g.nodes[v], x))
+        || bits(succs).any(|v| same_app_file(x, g.nodes[v]))
+    {
         return None;
     }
     let anc_p = bits(preds).fold(0, |m, p| m | g.anc[p]);

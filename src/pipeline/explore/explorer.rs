@@ -484,11 +484,24 @@ impl OfflineRole<ExploreRequest> for OfflineExplorer {
     }
 }
 
-/// Round-robin over producing controls, so each app's first proposals differ.
+/// Round-robin over producing controls, so each app's first proposals differ;
+/// within a control the shorter first, except that its first plan reading two
+/// inputs (one that can join two earlier subtasks) leads.
 fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
     let mut groups: BTreeMap<String, Vec<Plan>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut sorted = plans;
+    let inputs = |p: &Plan| {
+        p.slots
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.role,
+                    SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
+                )
+            })
+            .count()
+    };
     sorted.sort_by_key(|p| (p.steps.len(), p.base_template()));
     for p in sorted {
         let key = p.producer.clone();
@@ -496,6 +509,12 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
             order.push(key.clone());
         }
         groups.entry(key).or_default().push(p);
+    }
+    for g in groups.values_mut() {
+        if let Some(i) = g.iter().position(|p| inputs(p) >= 2) {
+            let joining = g.remove(i);
+            g.insert(0, joining);
+        }
     }
     let mut out = Vec::new();
     let mut round = 0;
@@ -628,7 +647,7 @@ fn stem_of(value: &str) -> String {
         })
         .collect();
     let mut parts: Vec<&str> = slug.split('_').filter(|p| !p.is_empty()).collect();
-    // A name made from another output ("report_copy_2", "report_exported")
+    // A name made from another output ("report_copy_2", "report_exported_3")
     // names the same thing: drop the marks and counters it was given.
     loop {
         let n = parts.len();
@@ -637,7 +656,7 @@ fn stem_of(value: &str) -> String {
             && (parts[n - 2] == "copy" || parts[n - 2].ends_with("ed"));
         if counter {
             parts.pop();
-        } else if n > 1 && parts[n - 1] == "copy" {
+        } else if n > 1 && (parts[n - 1] == "copy" || parts[n - 1].ends_with("ed")) {
             parts.pop();
         } else {
             break;

@@ -528,6 +528,13 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
             }
         }
     }
+    // A copy of a file under a new name with nothing changed hands nothing new
+    // to anyone: a same-kind Save As is kept only after a change.
+    out.retain(|p| {
+        !p.slots
+            .iter()
+            .any(|s| s.name.starts_with("new_") && matches!(s.role, SlotRole::OutputPath { .. }))
+    });
     out.extend(with_mods);
     // Preset variants: a tab or button that sets a field the producing click reads.
     let mut presets = Vec::new();
@@ -1106,8 +1113,22 @@ fn producer_plans(
             if p.slot(in_name).is_none() {
                 continue;
             }
-            if !rename_slot(&mut p, in_name, k, SlotRole::InputPath { kind: k.clone() }) {
-                continue;
+            let role = SlotRole::InputPath { kind: k.clone() };
+            if !rename_slot(&mut p, in_name, k, role.clone()) {
+                // The output took the kind's name ("save as '{pdf_path}'"): it
+                // becomes the new file of that kind, `new_<kind>`.
+                let Some(out) = p
+                    .slot(k)
+                    .filter(|s| matches!(s.role, SlotRole::OutputPath { .. }))
+                    .cloned()
+                else {
+                    continue;
+                };
+                if !rename_slot(&mut p, k, &format!("new_{k}"), out.role)
+                    || !rename_slot(&mut p, in_name, k, role)
+                {
+                    continue;
+                }
             }
         } else if p.slot("@in").is_some() || p.slot("@sel").is_some() {
             continue;
