@@ -121,6 +121,22 @@ pub enum Command {
     Review(crate::review::ReviewArgs),
 }
 
+impl Command {
+    /// Does the command write to the store (or to the shared export folders)? Such
+    /// commands take the store's writer lock; the others read beside a writer.
+    pub fn writes_store(&self) -> bool {
+        !matches!(
+            self,
+            Command::Stats(_)
+                | Command::Report(_)
+                | Command::Pool(PoolCommand::Export { .. })
+                | Command::Env(_)
+                | Command::Llm(_)
+                | Command::Perf(_)
+        )
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum LlmCommand {
     /// Check the configured endpoint: list its models (or send one tiny request)
@@ -320,7 +336,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             settings.workspace.display()
         )
     })?;
-    let store = Store::open(&settings.db)?;
+    // One writer at a time; readers open beside it (see the store's module doc).
+    let store = if cli.command.writes_store() {
+        Store::open_writer(&settings.db)?
+    } else {
+        Store::open_reader(&settings.db)?
+    };
     let cx = StageContext {
         workspace: settings.workspace.clone(),
         store: &store,

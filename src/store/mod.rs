@@ -11,10 +11,18 @@
 //! The connection sits behind a mutex so one `Store` can be shared across threads;
 //! SQLite serialises writers anyway, and WAL mode lets readers in other processes
 //! (`synth stats` during a run) see committed data.
+//!
+//! **One writer.** Commands that write open the store with [`Store::open_writer`],
+//! which first takes the writer lock ([`lock`]): a second writer on the same store
+//! stops at once with [`StoreError::Busy`] naming the store and the holder.
+//! Readers open with [`Store::open_reader`] and take no lock. Migrations run in one
+//! `BEGIN IMMEDIATE` transaction after re-reading the version under SQLite's write
+//! lock, so two processes opening a new store never both create its tables.
 
 mod explore;
 pub mod export;
 pub mod intents;
+pub mod lock;
 pub mod migrations;
 pub mod pool;
 pub mod reviews;
@@ -48,6 +56,14 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
+    #[error("the store {path} is in use by another synth that writes to it ({holder}); wait for it to finish, or give another --db")]
+    Busy { path: PathBuf, holder: String },
+    #[error("cannot lock the store: {path}")]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("store query failed")]
     Sql(#[from] rusqlite::Error),
     #[error("a stored {what} record is not valid JSON ({id})")]
@@ -63,6 +79,8 @@ pub enum StoreError {
 pub struct Store {
     path: PathBuf,
     conn: Arc<Mutex<Connection>>,
+    /// The writer lock, held as long as the store is open (writers only).
+    _lock: Option<lock::WriterLock>,
 }
 
 impl std::fmt::Debug for Store {
@@ -73,32 +91,58 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// Opens (creating if needed) the store at `path`, in WAL mode, and applies any
-    /// migrations it lacks.
+    /// migrations it lacks. Takes no writer lock: for tests and for callers that
+    /// ensure one writer themselves; commands use [`Store::open_writer`] or
+    /// [`Store::open_reader`].
     ///
     /// # Errors
     /// [`StoreError::TooNew`] when the file was written by a newer synth; SQLite
     /// errors otherwise.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+        create_parent(path)?;
+        Self::init(Self::connect(path)?, path, None)
+    }
+
+    /// Opens the store at `path` for a command that writes to it: takes the writer
+    /// lock first (see [`lock`]), then opens as [`Store::open`] does.
+    ///
+    /// # Errors
+    /// [`StoreError::Busy`] when another process writes to the store; otherwise as
+    /// [`Store::open`].
+    pub fn open_writer(path: &Path) -> Result<Store, StoreError> {
+        create_parent(path)?;
+        let lock = lock::WriterLock::acquire(path, &lock::this_process())?;
+        Self::init(Self::connect(path)?, path, Some(lock))
+    }
+
+    /// Opens the store at `path` for a command that only reads it, beside any
+    /// running writer (no lock is taken). A store that does not exist yet is
+    /// created, as by [`Store::open`].
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
+        Self::open(path)
+    }
+
+    fn connect(path: &Path) -> Result<Connection, StoreError> {
+        Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
             source,
-        })?;
-        Self::init(conn, path)
+        })
     }
 
     /// An in-memory store, for tests.
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let conn = Connection::open_in_memory()?;
-        Self::init(conn, Path::new(":memory:"))
+        Self::init(conn, Path::new(":memory:"), None)
     }
 
-    fn init(mut conn: Connection, path: &Path) -> Result<Store, StoreError> {
+    fn init(
+        mut conn: Connection,
+        path: &Path,
+        lock: Option<lock::WriterLock>,
+    ) -> Result<Store, StoreError> {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -107,6 +151,7 @@ impl Store {
         Ok(Store {
             path: path.to_path_buf(),
             conn: Arc::new(Mutex::new(conn)),
+            _lock: lock,
         })
     }
 
@@ -187,6 +232,17 @@ impl Store {
     }
 }
 
+/// Creates the folder the store lives in.
+fn create_parent(path: &Path) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 /// Tables that carry a `status` column, for [`Store::count`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
@@ -237,6 +293,29 @@ mod tests {
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn processes_opening_a_new_store_at_once_migrate_it_once() {
+        // Each thread has its own connection, as separate processes would.
+        for round in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("s{round}.sqlite"));
+            let barrier = std::sync::Barrier::new(4);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            Store::open(&path).map(|st| st.schema_version().unwrap())
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    assert_eq!(h.join().unwrap().unwrap(), migrations::latest());
+                }
+            });
+        }
     }
 
     #[test]

@@ -1,0 +1,79 @@
+//! The store under more than one process: one writer at a time (a second writer
+//! exits 2 naming the store, readers work beside the writer, a killed writer leaves
+//! no lock behind).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Workspace;
+
+/// Starts `synth args...` in the workspace without waiting for it.
+fn spawn(ws: &Workspace, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_synth"))
+        .arg("--workspace")
+        .arg(ws.path())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the synth binary starts")
+}
+
+/// Waits until the process `child` holds the writer lock of `store` (its lock file
+/// names it), failing if it ends first.
+fn wait_for_lock(child: &mut Child, store: &Path) {
+    let lock = store.with_file_name("synth.sqlite.lock");
+    let me = format!("process {} ", child.id());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(&me)) {
+            return;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the first writer ended ({status}) before it was seen holding the lock");
+        }
+        assert!(Instant::now() < deadline, "no lock after 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_second_writer_exits_2_and_readers_work_beside_the_first() {
+    let ws = Workspace::new();
+    let store = ws.file("generated/synth.sqlite");
+    // A long writer: the whole pipeline from an empty store.
+    let mut first = spawn(&ws, &["run", "--formats", "none", "--quiet"]);
+    wait_for_lock(&mut first, &store);
+
+    let second = ws.synth(&["run", "--formats", "none", "--quiet"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    let still_running = first.try_wait().unwrap().is_none();
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&store.display().to_string()) && err.contains("in use by another synth"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("process {}", first.id())),
+        "names the holder: {err}"
+    );
+    assert!(still_running, "the first run was still going");
+
+    // Readers do not wait for the writer.
+    let stats = ws.synth(&["stats", "--json"]);
+    assert!(
+        stats.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stats.stderr)
+    );
+    let pool = ws.synth(&["pool", "export"]);
+    assert!(pool.status.success());
+
+    // A killed writer leaves no lock behind: the next writer starts at once.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    ws.ok(&["pool", "import", "--quiet", "subtask_pool/pool.jsonl"]);
+}
