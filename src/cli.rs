@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use crate::pipeline::{self, StageContext};
 use crate::resources::Catalog;
-use crate::store::Store;
+use crate::store::{RunStatus, Store};
 
 /// synth: synthesizes benchmark tasks and training trajectories for GUI agents.
 #[derive(Debug, Parser)]
@@ -356,11 +356,33 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             replay_file: None,
         },
     };
+    let result = run_command(&cli, &settings, &file, &catalog, &cx);
+    if let Err(err) = &result {
+        if cli.command.writes_store() {
+            // The failed command's runs end as failed, not 'running' forever.
+            let summary = serde_json::json!({ "error": error_message(err) });
+            if let Err(e) = store.close_open_runs(RunStatus::Failed, &summary) {
+                tracing::warn!(error = %e, "cannot record the failed run");
+            }
+        }
+    }
+    result
+}
+
+/// Runs a command that uses the store.
+fn run_command(
+    cli: &Cli,
+    settings: &Settings,
+    file: &ConfigFile,
+    catalog: &Catalog,
+    cx: &StageContext<'_>,
+) -> Result<Outcome> {
+    let store = cx.store;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match &cli.command {
         Command::Run(args) => {
-            let report = pipeline::run::run(args, &file.compose, &cx)?;
+            let report = pipeline::run::run(args, &file.compose, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }
@@ -371,14 +393,14 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Explore(args) => {
-            let report = pipeline::explore::run(args, &cx)?;
+            let report = pipeline::explore::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Compose(args) => {
-            let report = pipeline::compose::run(args, &file.compose, &cx)?;
+            let report = pipeline::compose::run(args, &file.compose, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
@@ -389,21 +411,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Intents(args) => {
-            let report = pipeline::intents::run(args, &cx)?;
+            let report = pipeline::intents::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Validate(args) => {
-            let report = pipeline::validate::stage::run(args, &cx)?;
+            let report = pipeline::validate::stage::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Trajectories(args) => {
-            let report = pipeline::trajectories::run(args, &cx)?;
+            let report = pipeline::trajectories::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
@@ -411,7 +433,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
         Command::Pool(PoolCommand::Import { files }) => {
             for f in files {
-                let r = store.import_pool(f, &catalog)?;
+                let r = store.import_pool(f, catalog)?;
                 if !settings.quiet {
                     writeln!(
                         out,
@@ -451,7 +473,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
         Command::Eval(args) => {
-            let report = crate::eval::command::eval(args, &cx)?;
+            let report = crate::eval::command::eval(args, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             } else {
@@ -466,7 +488,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Bench(args) => {
-            let report = crate::eval::command::bench(args, &cx)?;
+            let report = crate::eval::command::bench(args, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             } else {
@@ -484,7 +506,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             unreachable!("handled before the store is opened")
         }
         Command::Verify(args) => {
-            let report = pipeline::verify::run(args, &cx, pipeline::explore::stage_roles(&cx)?)?;
+            let report = pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }
@@ -495,21 +517,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Export(args) => {
-            let report = crate::export::run(args, &cx)?;
+            let report = crate::export::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Report(args) => {
-            let summary = crate::report::run(args, &cx)?;
+            let summary = crate::report::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{summary}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Review(args) => {
-            let outcome = crate::review::run(args, &cx)?;
+            let outcome = crate::review::run(args, cx)?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&outcome)?)?;
             } else if !settings.quiet {
@@ -518,7 +540,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
         Command::Stats(args) => {
-            let stats = pipeline::stats::collect(&cx)?;
+            let stats = pipeline::stats::collect(cx)?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&stats)?)?;
             } else {
@@ -527,6 +549,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
     }
+}
+
+/// An error and its causes on one line, `outer: cause: root cause`, each message
+/// once: a cause whose text its parent already includes is not repeated.
+pub fn error_message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> {

@@ -1,6 +1,6 @@
 //! The store under more than one process: one writer at a time (a second writer
 //! exits 2 naming the store, readers work beside the writer, a killed writer leaves
-//! no lock behind).
+//! no lock behind and its runs are marked interrupted by the next writer).
 
 mod common;
 
@@ -72,8 +72,33 @@ fn a_second_writer_exits_2_and_readers_work_beside_the_first() {
     let pool = ws.synth(&["pool", "export"]);
     assert!(pool.status.success());
 
-    // A killed writer leaves no lock behind: the next writer starts at once.
+    // A killed writer leaves no lock behind: the next writer starts at once, and
+    // marks the runs the killed one left open as interrupted.
+    wait_for_open_run(&store);
     first.kill().unwrap();
     first.wait().unwrap();
+    assert!(runs(&store, "running") > 0);
     ws.ok(&["pool", "import", "--quiet", "subtask_pool/pool.jsonl"]);
+    assert_eq!(runs(&store, "running"), 0);
+    assert!(runs(&store, "interrupted") > 0);
+}
+
+/// Runs with this status.
+fn runs(store: &Path, status: &str) -> i64 {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    conn.query_row(
+        "SELECT count(*) FROM runs WHERE status = ?1",
+        [status],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+/// Waits until some stage of the writer has begun its run.
+fn wait_for_open_run(store: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while runs(store, "running") == 0 {
+        assert!(Instant::now() < deadline, "no run began within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -112,7 +112,17 @@ impl Store {
     pub fn open_writer(path: &Path) -> Result<Store, StoreError> {
         create_parent(path)?;
         let lock = lock::WriterLock::acquire(path, &lock::this_process())?;
-        Self::init(Self::connect(path)?, path, Some(lock))
+        let store = Self::init(Self::connect(path)?, path, Some(lock))?;
+        // With the lock held no other writer is alive: a run still 'running' belongs
+        // to a process that was killed (or crashed) before it could finish it.
+        let n = store.close_open_runs(
+            RunStatus::Interrupted,
+            &serde_json::json!({"note": "the process ended before the command finished"}),
+        )?;
+        if n > 0 {
+            tracing::info!(runs = n, store = %path.display(), "marked runs of an interrupted process as interrupted");
+        }
+        Ok(store)
     }
 
     /// Opens the store at `path` for a command that only reads it, beside any
@@ -196,6 +206,22 @@ impl Store {
         Ok(())
     }
 
+    /// Ends every run still marked `running` with `status` and `summary`; returns
+    /// how many. Called by a writer (which holds the lock, so every such run is its
+    /// own or a dead process's): at open, for runs a killed process left, and when
+    /// its command fails.
+    pub fn close_open_runs(
+        &self,
+        status: RunStatus,
+        summary: &serde_json::Value,
+    ) -> Result<usize, StoreError> {
+        Ok(self.conn().execute(
+            "UPDATE runs SET finished_at = datetime('now'), status = ?1, summary = ?2
+             WHERE status = 'running'",
+            params![status.as_str(), summary.to_string()],
+        )?)
+    }
+
     /// The schema version in force.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(self
@@ -241,6 +267,24 @@ fn create_parent(path: &Path) -> Result<(), StoreError> {
         })?;
     }
     Ok(())
+}
+
+/// How a run that did not finish by itself is ended (see [`Store::close_open_runs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Its process ended (killed, crashed) before it finished.
+    Interrupted,
+    /// Its command returned an error.
+    Failed,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
 }
 
 /// Tables that carry a `status` column, for [`Store::count`].
@@ -330,6 +374,33 @@ mod tests {
         assert!(
             matches!(err, StoreError::TooNew { found: 999, .. }),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_writer_marks_the_runs_a_killed_process_left_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        let killed = Store::open(&path).unwrap();
+        let open = killed.begin_run("verify", &serde_json::json!({})).unwrap();
+        let done = killed.begin_run("explore", &serde_json::json!({})).unwrap();
+        killed
+            .finish_run(done, "done", &serde_json::json!({}))
+            .unwrap();
+        drop(killed);
+        let reader = Store::open_reader(&path).unwrap();
+        assert_eq!(
+            reader.last_run("verify").unwrap(),
+            Some((open, "running".into()))
+        );
+        let writer = Store::open_writer(&path).unwrap();
+        assert_eq!(
+            writer.last_run("verify").unwrap(),
+            Some((open, "interrupted".into()))
+        );
+        assert_eq!(
+            writer.last_run("explore").unwrap(),
+            Some((done, "done".into()))
         );
     }
 
