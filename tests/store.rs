@@ -102,3 +102,61 @@ fn wait_for_open_run(store: &Path) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A workspace whose store holds the committed pool.
+fn imported() -> Workspace {
+    let ws = Workspace::new();
+    ws.ok(&["pool", "import", "--quiet", "subtask_pool/pool.jsonl"]);
+    ws
+}
+
+#[test]
+fn a_damaged_store_is_never_written_and_readers_say_so() {
+    let ws = imported();
+    let store = ws.file("generated/synth.sqlite");
+    // 64 KiB of noise in the middle of the file, as a bad disk or copy leaves it.
+    let mut bytes = std::fs::read(&store).unwrap();
+    let mid = bytes.len() / 2;
+    let mut x: u32 = 17;
+    for b in &mut bytes[mid..mid + 65_536] {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        *b = (x >> 16) as u8;
+    }
+    std::fs::write(&store, &bytes).unwrap();
+
+    let run = ws.synth(&["run", "--formats", "none", "--quiet"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is damaged") && err.contains(&store.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), bytes, "nothing was written");
+
+    let stats = ws.synth(&["stats"]);
+    let err = String::from_utf8_lossy(&stats.stderr);
+    assert!(
+        err.contains("damaged") && err.contains(&store.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), bytes, "nothing was written");
+}
+
+#[test]
+fn a_read_only_store_is_read_and_writers_name_it() {
+    let ws = imported();
+    let store = ws.file("generated/synth.sqlite");
+    let mut perms = std::fs::metadata(&store).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&store, perms).unwrap();
+
+    let stats = ws.ok(&["stats", "--json"]);
+    assert!(stats.contains("verified"), "{stats}");
+    let run = ws.synth(&["run", "--formats", "none", "--quiet"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is read-only") && err.contains(&store.display().to_string()),
+        "{err}"
+    );
+}

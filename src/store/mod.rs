@@ -64,6 +64,16 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the store {path} is read-only (its file permissions allow no writing) and this command writes to it; make it writable, or give a writable copy with --db (stats, report and pool export read it as it is)")]
+    ReadOnly { path: PathBuf },
+    #[error("the store {path} is read-only and has schema version {found}, older than this synth reads ({known}); make it writable once so that synth can upgrade it")]
+    ReadOnlyOutdated {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("the store {path} is damaged ({detail}); nothing was written to it: restore it from a copy, or start a new store with another --db")]
+    Damaged { path: PathBuf, detail: String },
     #[error("store query failed")]
     Sql(#[from] rusqlite::Error),
     #[error("a stored {what} record is not valid JSON ({id})")]
@@ -111,8 +121,17 @@ impl Store {
     /// [`Store::open`].
     pub fn open_writer(path: &Path) -> Result<Store, StoreError> {
         create_parent(path)?;
+        if is_read_only(path) {
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+            });
+        }
         let lock = lock::WriterLock::acquire(path, &lock::this_process())?;
-        let store = Self::init(Self::connect(path)?, path, Some(lock))?;
+        let conn = Self::connect(path)?;
+        // Before anything is written (pragmas, migrations): a damaged store is
+        // refused whole rather than written into.
+        check_integrity(&conn, path)?;
+        let store = Self::init(conn, path, Some(lock))?;
         // With the lock held no other writer is alive: a run still 'running' belongs
         // to a process that was killed (or crashed) before it could finish it.
         let n = store.close_open_runs(
@@ -127,12 +146,63 @@ impl Store {
 
     /// Opens the store at `path` for a command that only reads it, beside any
     /// running writer (no lock is taken). A store that does not exist yet is
-    /// created, as by [`Store::open`].
+    /// created, as by [`Store::open`]; a read-only file is opened read-only. A
+    /// damaged store is opened with a warning naming it (what is read may be
+    /// incomplete, and queries may fail).
     ///
     /// # Errors
-    /// As [`Store::open`].
+    /// [`StoreError::ReadOnlyOutdated`] for a read-only store of an older schema;
+    /// otherwise as [`Store::open`].
     pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
-        Self::open(path)
+        if !path.exists() {
+            return Self::open(path);
+        }
+        let read_only = is_read_only(path);
+        let conn = if read_only {
+            use rusqlite::OpenFlags;
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?
+        } else {
+            Self::connect(path)?
+        };
+        match check_integrity(&conn, path) {
+            Err(StoreError::Damaged { detail, .. }) => {
+                tracing::warn!(store = %path.display(), %detail, "the store is damaged; what is read may be incomplete");
+            }
+            other => other?,
+        }
+        if !read_only {
+            return Self::init(conn, path, None);
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if found > migrations::latest() {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known: migrations::latest(),
+            });
+        }
+        if found < migrations::latest() {
+            return Err(StoreError::ReadOnlyOutdated {
+                path: path.to_path_buf(),
+                found,
+                known: migrations::latest(),
+            });
+        }
+        Ok(Store {
+            path: path.to_path_buf(),
+            conn: Arc::new(Mutex::new(conn)),
+            _lock: None,
+        })
     }
 
     fn connect(path: &Path) -> Result<Connection, StoreError> {
@@ -255,6 +325,55 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?)
+    }
+}
+
+/// Do the file's permissions forbid writing? (Checked from the mode rather than
+/// by trying, so that the answer is the same for root.)
+fn is_read_only(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
+}
+
+/// SQLite's quick integrity check (`PRAGMA quick_check`: every page and index
+/// structure, without comparing index contents); [`StoreError::Damaged`] with the
+/// first problems it reports.
+fn check_integrity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let damaged = |detail: String| StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let rows = conn.prepare("PRAGMA quick_check").and_then(|mut stmt| {
+        stmt.query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<String>, _>>()
+    });
+    match rows {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Ok(()),
+        Ok(rows) => {
+            let problems: Vec<&str> = rows
+                .iter()
+                .flat_map(|r| r.lines())
+                .filter(|l| !l.starts_with("***"))
+                .collect();
+            let mut detail = problems
+                .iter()
+                .take(2)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("; ");
+            if problems.len() > 2 {
+                detail.push_str(&format!("; {} more problems", problems.len() - 2));
+            }
+            Err(damaged(detail))
+        }
+        Err(rusqlite::Error::SqliteFailure(e, msg))
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) =>
+        {
+            Err(damaged(msg.unwrap_or_else(|| e.to_string())))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -402,6 +521,58 @@ mod tests {
             writer.last_run("explore").unwrap(),
             Some((done, "done".into()))
         );
+    }
+
+    #[test]
+    fn a_damaged_store_is_refused_for_writing_and_read_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        {
+            let s = Store::open(&path).unwrap();
+            let conn = s.conn();
+            conn.execute_batch("CREATE TABLE filler (x TEXT)").unwrap();
+            for i in 0..2000 {
+                conn.execute("INSERT INTO filler VALUES (?1)", [format!("{i:0>400}")])
+                    .unwrap();
+            }
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        let mut x: u32 = 7;
+        for b in &mut bytes[mid..mid + 65_536] {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *b = (x >> 16) as u8;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        match Store::open_writer(&path) {
+            Err(StoreError::Damaged { path: p, detail }) => {
+                assert_eq!(p, path);
+                assert!(!detail.is_empty());
+            }
+            other => panic!("expected Damaged, got {other:?}"),
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "nothing was written");
+        assert!(Store::open_reader(&path).is_ok());
+    }
+
+    #[test]
+    fn a_read_only_store_is_read_but_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        Store::open(&path)
+            .unwrap()
+            .begin_run("explore", &serde_json::json!({}))
+            .unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(&path, perms).unwrap();
+        let reader = Store::open_reader(&path).unwrap();
+        assert_eq!(reader.count(Table::Tasks, None).unwrap(), 0);
+        assert!(reader.last_run("explore").unwrap().is_some());
+        assert!(matches!(
+            Store::open_writer(&path),
+            Err(StoreError::ReadOnly { .. })
+        ));
     }
 
     #[test]
