@@ -552,18 +552,24 @@ fn run_command(
 }
 
 /// An error and its causes on one line, `outer: cause: root cause`, each message
-/// once: a cause whose text its parent already includes is not repeated.
+/// once. Many errors include their cause's text in their own message (`"intents:
+/// {0}"`) and also return it as their `source`, and SQLite's errors repeat their
+/// text behind a code (`"Error code 11: database disk image is malformed"`): a cause
+/// whose text is already printed, or that only prefixes the previous message, is
+/// left out.
 pub fn error_message(err: &anyhow::Error) -> String {
     let mut out = String::new();
+    let mut last = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
-        if out.contains(&text) {
+        if out.contains(&text) || (!last.is_empty() && text.ends_with(&last)) {
             continue;
         }
         if !out.is_empty() {
             out.push_str(": ");
         }
         out.push_str(&text);
+        last = text;
     }
     out
 }
@@ -612,4 +618,32 @@ fn llm_ping(global: &GlobalArgs, file: &ConfigFile) -> Result<Outcome> {
     let report = runtime.block_on(crate::llm::ping(&cfg))?;
     println!("{report}");
     Ok(Outcome::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::intents::IntentsStageError;
+    use crate::pipeline::run::RunError;
+    use crate::store::StoreError;
+
+    #[test]
+    fn each_message_of_an_error_chain_is_printed_once() {
+        let sqlite = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(11),
+            Some("database disk image is malformed".into()),
+        );
+        let err = anyhow::Error::from(RunError::Intents(IntentsStageError::Store(
+            StoreError::Sql(sqlite),
+        )));
+        // Before: "intents: store query failed: store query failed: database disk
+        // image is malformed: Error code 11: database disk image is malformed".
+        assert_eq!(
+            error_message(&err),
+            "intents: store query failed: database disk image is malformed"
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let err = anyhow::Error::from(io).context("cannot write out.json");
+        assert_eq!(error_message(&err), "cannot write out.json: denied");
+    }
 }

@@ -139,6 +139,10 @@ fn a_damaged_store_is_never_written_and_readers_say_so() {
         err.contains("damaged") && err.contains(&store.display().to_string()),
         "{err}"
     );
+    // One message per error: SQLite's text once, not again behind its code.
+    for line in err.lines().filter(|l| l.starts_with("synth: ")) {
+        assert!(line.matches("malformed").count() <= 1, "{line}");
+    }
     assert_eq!(std::fs::read(&store).unwrap(), bytes, "nothing was written");
 }
 
