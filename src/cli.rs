@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use crate::pipeline::{self, StageContext};
 use crate::resources::Catalog;
-use crate::store::Store;
+use crate::store::{RunStatus, Store};
 
 /// synth: synthesizes benchmark tasks and training trajectories for GUI agents.
 #[derive(Debug, Parser)]
@@ -119,6 +119,22 @@ pub enum Command {
     /// A human review sheet: --sample N writes review.html and review.csv of N
     /// tasks; --import FILE stores the marked CSV and prints the acceptance.
     Review(crate::review::ReviewArgs),
+}
+
+impl Command {
+    /// Does the command write to the store (or to the shared export folders)? Such
+    /// commands take the store's writer lock; the others read beside a writer.
+    pub fn writes_store(&self) -> bool {
+        !matches!(
+            self,
+            Command::Stats(_)
+                | Command::Report(_)
+                | Command::Pool(PoolCommand::Export { .. })
+                | Command::Env(_)
+                | Command::Llm(_)
+                | Command::Perf(_)
+        )
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -320,7 +336,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             settings.workspace.display()
         )
     })?;
-    let store = Store::open(&settings.db)?;
+    // One writer at a time; readers open beside it (see the store's module doc).
+    let store = if cli.command.writes_store() {
+        Store::open_writer(&settings.db)?
+    } else {
+        Store::open_reader(&settings.db)?
+    };
     let cx = StageContext {
         workspace: settings.workspace.clone(),
         store: &store,
@@ -335,11 +356,33 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             replay_file: None,
         },
     };
+    let result = run_command(&cli, &settings, &file, &catalog, &cx);
+    if let Err(err) = &result {
+        if cli.command.writes_store() {
+            // The failed command's runs end as failed, not 'running' forever.
+            let summary = serde_json::json!({ "error": error_message(err) });
+            if let Err(e) = store.close_open_runs(RunStatus::Failed, &summary) {
+                tracing::warn!(error = %e, "cannot record the failed run");
+            }
+        }
+    }
+    result
+}
+
+/// Runs a command that uses the store.
+fn run_command(
+    cli: &Cli,
+    settings: &Settings,
+    file: &ConfigFile,
+    catalog: &Catalog,
+    cx: &StageContext<'_>,
+) -> Result<Outcome> {
+    let store = cx.store;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match &cli.command {
         Command::Run(args) => {
-            let report = pipeline::run::run(args, &file.compose, &cx)?;
+            let report = pipeline::run::run(args, &file.compose, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }
@@ -350,14 +393,14 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Explore(args) => {
-            let report = pipeline::explore::run(args, &cx)?;
+            let report = pipeline::explore::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Compose(args) => {
-            let report = pipeline::compose::run(args, &file.compose, &cx)?;
+            let report = pipeline::compose::run(args, &file.compose, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
@@ -368,21 +411,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Intents(args) => {
-            let report = pipeline::intents::run(args, &cx)?;
+            let report = pipeline::intents::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Validate(args) => {
-            let report = pipeline::validate::stage::run(args, &cx)?;
+            let report = pipeline::validate::stage::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Trajectories(args) => {
-            let report = pipeline::trajectories::run(args, &cx)?;
+            let report = pipeline::trajectories::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
@@ -390,7 +433,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
         Command::Pool(PoolCommand::Import { files }) => {
             for f in files {
-                let r = store.import_pool(f, &catalog)?;
+                let r = store.import_pool(f, catalog)?;
                 if !settings.quiet {
                     writeln!(
                         out,
@@ -430,7 +473,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
         Command::Eval(args) => {
-            let report = crate::eval::command::eval(args, &cx)?;
+            let report = crate::eval::command::eval(args, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             } else {
@@ -445,7 +488,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Bench(args) => {
-            let report = crate::eval::command::bench(args, &cx)?;
+            let report = crate::eval::command::bench(args, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             } else {
@@ -463,7 +506,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             unreachable!("handled before the store is opened")
         }
         Command::Verify(args) => {
-            let report = pipeline::verify::run(args, &cx, pipeline::explore::stage_roles(&cx)?)?;
+            let report = pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }
@@ -474,21 +517,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             })
         }
         Command::Export(args) => {
-            let report = crate::export::run(args, &cx)?;
+            let report = crate::export::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Report(args) => {
-            let summary = crate::report::run(args, &cx)?;
+            let summary = crate::report::run(args, cx)?;
             if !settings.quiet {
                 writeln!(out, "{summary}")?;
             }
             Ok(Outcome::Done)
         }
         Command::Review(args) => {
-            let outcome = crate::review::run(args, &cx)?;
+            let outcome = crate::review::run(args, cx)?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&outcome)?)?;
             } else if !settings.quiet {
@@ -497,7 +540,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
         Command::Stats(args) => {
-            let stats = pipeline::stats::collect(&cx)?;
+            let stats = pipeline::stats::collect(cx)?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&stats)?)?;
             } else {
@@ -506,6 +549,29 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
     }
+}
+
+/// An error and its causes on one line, `outer: cause: root cause`, each message
+/// once. Many errors include their cause's text in their own message (`"intents:
+/// {0}"`) and also return it as their `source`, and SQLite's errors repeat their
+/// text behind a code (`"Error code 11: database disk image is malformed"`): a cause
+/// whose text is already printed, or that only prefixes the previous message, is
+/// left out.
+pub fn error_message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    let mut last = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) || (!last.is_empty() && text.ends_with(&last)) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+        last = text;
+    }
+    out
 }
 
 fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> {
@@ -552,4 +618,32 @@ fn llm_ping(global: &GlobalArgs, file: &ConfigFile) -> Result<Outcome> {
     let report = runtime.block_on(crate::llm::ping(&cfg))?;
     println!("{report}");
     Ok(Outcome::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::intents::IntentsStageError;
+    use crate::pipeline::run::RunError;
+    use crate::store::StoreError;
+
+    #[test]
+    fn each_message_of_an_error_chain_is_printed_once() {
+        let sqlite = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(11),
+            Some("database disk image is malformed".into()),
+        );
+        let err = anyhow::Error::from(RunError::Intents(IntentsStageError::Store(
+            StoreError::Sql(sqlite),
+        )));
+        // Before: "intents: store query failed: store query failed: database disk
+        // image is malformed: Error code 11: database disk image is malformed".
+        assert_eq!(
+            error_message(&err),
+            "intents: store query failed: database disk image is malformed"
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let err = anyhow::Error::from(io).context("cannot write out.json");
+        assert_eq!(error_message(&err), "cannot write out.json: denied");
+    }
 }

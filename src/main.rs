@@ -8,7 +8,7 @@ fn main() -> ExitCode {
     match synth::cli::run(synth::cli::Cli::parse()) {
         Ok(outcome) => outcome.exit_code(),
         Err(err) => {
-            eprintln!("synth: {err:#}");
+            eprintln!("synth: {}", synth::cli::error_message(&err));
             ExitCode::from(2)
         }
     }

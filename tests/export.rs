@@ -737,6 +737,33 @@ fn a_foreign_output_folder_is_refused() {
     assert!(ws.file("mine/notes.txt").is_file());
 }
 
+#[test]
+fn an_interrupted_export_does_not_block_the_next() {
+    let ws = dataset();
+    let clean = export(&ws, "clean", &["--format", "idm"]);
+    // What killed exports leave: the staging folder of this synth beside the target,
+    // and a target without manifest from a synth that wrote in place.
+    let target = ws.file("generated/export/idm");
+    let staging = ws.file("generated/export/.idm.partial");
+    std::fs::create_dir_all(target.join("images/tasks")).unwrap();
+    std::fs::write(target.join("idm.jsonl"), "{\"cut").unwrap();
+    std::fs::create_dir_all(staging.join("images")).unwrap();
+    std::fs::write(staging.join("idm.jsonl"), "{\"cut").unwrap();
+
+    let stdout = ws.ok(&["export", "--format", "idm"]);
+    assert!(stdout.contains("exported"), "{stdout}");
+    assert_eq!(tree(&target), tree(&clean));
+    let left: Vec<String> = std::fs::read_dir(ws.file("generated/export"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["idm"], "no staging or retired folder remains");
+
+    // A second export replaces the first whole, to the same bytes.
+    ws.ok(&["export", "--format", "idm"]);
+    assert_eq!(tree(&target), tree(&clean));
+}
+
 /// Builds a larger workspace for measuring export throughput (run by hand:
 /// `SYNTH_EXPORT_WS=/tmp/ws SYNTH_EXPORT_COPIES=100 cargo test --test export -- --ignored`,
 /// then `synth --workspace /tmp/ws export --format sharegpt`). Each copy adds the

@@ -99,4 +99,31 @@ fn run_does_everything_offline_then_nothing_new() {
         .collect();
     assert_eq!(before, after, "rows of {tables:?}");
     assert_eq!(stats_before["tasks"], stats(&ws)["tasks"]);
+    assert_eq!(
+        count(&ws, "SELECT count(*) FROM runs WHERE status = 'running'"),
+        0
+    );
+
+    // Regression: a killed intents stage (some intents stored, its run never
+    // finished) was skipped by the next run because "some accepted intent exists".
+    // Planning is redone from the completion record, to the same intents.
+    let intents = count(&ws, "SELECT count(*) FROM intents");
+    {
+        let conn = rusqlite::Connection::open(ws.file("generated/synth.sqlite")).unwrap();
+        conn.execute_batch(
+            "DELETE FROM intents WHERE rowid > (SELECT min(rowid) + 5 FROM intents);
+             UPDATE runs SET status = 'running', finished_at = NULL WHERE command = 'intents';",
+        )
+        .unwrap();
+    }
+    let resumed = ws.synth(&["run", "--formats", "none", "--count", "60"]);
+    assert!(matches!(resumed.status.code(), Some(0 | 3)));
+    assert_eq!(count(&ws, "SELECT count(*) FROM intents"), intents);
+    assert_eq!(
+        count(
+            &ws,
+            "SELECT count(*) FROM runs WHERE status = 'interrupted'"
+        ),
+        1
+    );
 }

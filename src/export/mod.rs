@@ -35,8 +35,16 @@
 //! **Determinism.** Records are sorted (tasks and trajectories by id), JSON keys
 //! keep a fixed order, PNG encoding is deterministic, and `export.json` (the
 //! manifest) holds counts but no times: the same store gives byte-identical files.
-//! The output folder is emptied first only if it holds a previous export's
-//! manifest; a non-empty folder without one is refused.
+//!
+//! **Atomic replacement.** An export is built in a staging folder beside the target
+//! (`.<name>.partial`) and renamed into place only when complete, manifest
+//! included; the previous export stays in place until then (it is first renamed to
+//! `.<name>.old`, then removed). A killed or failed export therefore leaves the
+//! target as it was, plus leftovers that the next export removes before it starts.
+//! A target that holds a previous export's manifest is replaced; a non-empty folder
+//! without one is refused, except for the default folder
+//! (`generated/export/<format>`), which synth owns: there such a folder is an
+//! export an older synth left unfinished, and it is replaced with a warning.
 
 pub mod actions;
 pub mod critic;
@@ -664,19 +672,75 @@ impl fmt::Display for ExportReport {
     }
 }
 
-/// Empties `out` if it holds a previous export, refuses other non-empty folders,
-/// and creates it.
-fn prepare_out(out: &Path) -> Result<(), ExportError> {
-    if out.is_dir() {
-        let mut entries = std::fs::read_dir(out).map_err(io_err(out))?;
-        if entries.next().is_some() {
-            if !out.join(MANIFEST).is_file() {
-                return Err(ExportError::OutNotEmpty(out.to_path_buf()));
-            }
-            std::fs::remove_dir_all(out).map_err(io_err(out))?;
+/// The staging folder an export of `out` is built in: `.<name>.partial` beside it.
+pub fn staging_dir(out: &Path) -> PathBuf {
+    sibling(out, "partial")
+}
+
+/// Where the previous export of `out` waits while the new one is renamed into
+/// place: `.<name>.old` beside it.
+fn retired_dir(out: &Path) -> PathBuf {
+    sibling(out, "old")
+}
+
+fn sibling(out: &Path, suffix: &str) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.{suffix}"))
+}
+
+/// Does `dir` hold anything?
+fn non_empty(dir: &Path) -> Result<bool, ExportError> {
+    Ok(dir.is_dir()
+        && std::fs::read_dir(dir)
+            .map_err(io_err(dir))?
+            .next()
+            .is_some())
+}
+
+/// Checks that `out` may be replaced (missing, empty, or a previous export with its
+/// manifest), removes what a killed export left beside it (staging and retired
+/// folders), and creates an empty staging folder; returns it.
+fn prepare_out(out: &Path) -> Result<PathBuf, ExportError> {
+    if non_empty(out)? && !out.join(MANIFEST).is_file() {
+        return Err(ExportError::OutNotEmpty(out.to_path_buf()));
+    }
+    let staging = staging_dir(out);
+    for leftover in [&staging, &retired_dir(out)] {
+        if leftover.exists() {
+            tracing::info!(path = %leftover.display(), "removing what an interrupted export left");
+            std::fs::remove_dir_all(leftover).map_err(io_err(leftover))?;
         }
     }
-    std::fs::create_dir_all(out).map_err(io_err(out))
+    std::fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+    Ok(staging)
+}
+
+/// Renames the complete export in `staging` to `out`, replacing the previous
+/// export. The previous export is renamed aside first (two renames, each atomic),
+/// so `out` always holds either the previous export or the new one, never a mix.
+fn publish(staging: &Path, out: &Path) -> Result<(), ExportError> {
+    let retired = retired_dir(out);
+    if out.exists() {
+        std::fs::rename(out, &retired).map_err(io_err(out))?;
+    }
+    std::fs::rename(staging, out).map_err(io_err(out))?;
+    if retired.exists() {
+        std::fs::remove_dir_all(&retired).map_err(io_err(&retired))?;
+    }
+    Ok(())
+}
+
+/// Removes a non-empty default output folder that has no manifest: an export an
+/// older synth (which wrote in place) left unfinished. Only for the folder synth
+/// owns (`generated/export/<format>`); a folder named with `--out` is the user's.
+fn clear_unfinished_default(out: &Path) -> Result<(), ExportError> {
+    if non_empty(out)? && !out.join(MANIFEST).is_file() {
+        tracing::warn!(path = %out.display(), "replacing an unfinished export (no {MANIFEST})");
+        std::fs::remove_dir_all(out).map_err(io_err(out))?;
+    }
+    Ok(())
 }
 
 fn dir_bytes(dir: &Path) -> Result<(u64, usize), ExportError> {
@@ -702,13 +766,16 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
     let started = Instant::now();
     let dataset = Dataset::load(cx.store)?;
     let base = SimDesktop::load(&cx.workspace)?;
+    let default_out = cx
+        .workspace
+        .join("generated")
+        .join("export")
+        .join(args.format.as_str());
+    if args.out.is_none() {
+        clear_unfinished_default(&default_out)?;
+    }
     let out = args.out.clone().map_or_else(
-        || {
-            cx.workspace
-                .join("generated")
-                .join("export")
-                .join(args.format.as_str())
-        },
+        || default_out.clone(),
         |o| {
             if o.is_relative() {
                 cx.workspace.join(o)
@@ -736,7 +803,9 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
 }
 
 /// Exports an already loaded dataset into `out` (what [`run`] does after loading);
-/// `bar` advances once per replayed trajectory.
+/// `bar` advances once per replayed trajectory. The files are written in the
+/// staging folder beside `out` and renamed into place when complete (see the
+/// module doc).
 #[allow(clippy::too_many_arguments)]
 pub fn export_dataset(
     args: &ExportArgs,
@@ -748,7 +817,9 @@ pub fn export_dataset(
     started: Instant,
     bar: &indicatif::ProgressBar,
 ) -> Result<ExportReport, ExportError> {
-    prepare_out(out)?;
+    let target = out;
+    let staging = prepare_out(target)?;
+    let out = staging.as_path();
     let images = args.format.has_images();
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -890,9 +961,10 @@ pub fn export_dataset(
         "skipped": skipped,
     });
     ecx.write_json(MANIFEST, &manifest)?;
+    publish(&staging, target)?;
     Ok(ExportReport {
         format: args.format,
-        out: out.to_path_buf(),
+        out: target.to_path_buf(),
         records: written.records,
         trajectories,
         steps,
@@ -984,14 +1056,48 @@ mod tests {
     #[test]
     fn a_foreign_folder_is_not_emptied() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("keep.txt"), "x").unwrap();
         assert!(matches!(
-            prepare_out(dir.path()),
+            prepare_out(&out),
             Err(ExportError::OutNotEmpty(_))
         ));
-        assert!(dir.path().join("keep.txt").is_file());
-        std::fs::write(dir.path().join(MANIFEST), "{}").unwrap();
-        prepare_out(dir.path()).unwrap();
-        assert!(!dir.path().join("keep.txt").exists());
+        assert!(out.join("keep.txt").is_file());
+        assert!(!staging_dir(&out).exists());
+        // The default folder is synth's: an unfinished export there is cleared.
+        clear_unfinished_default(&out).unwrap();
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn the_previous_export_stays_until_the_new_one_is_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sharegpt");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join(MANIFEST), "old").unwrap();
+        std::fs::write(out.join("data.json"), "old").unwrap();
+        // Leftovers of a killed export: a staging and a retired folder.
+        std::fs::create_dir_all(staging_dir(&out).join("images")).unwrap();
+        std::fs::create_dir_all(retired_dir(&out)).unwrap();
+        let staging = prepare_out(&out).unwrap();
+        assert_eq!(staging, dir.path().join(".sharegpt.partial"));
+        assert!(!staging.join("images").exists(), "the leftover is emptied");
+        assert!(!retired_dir(&out).exists());
+        std::fs::write(staging.join("data.json"), "new").unwrap();
+        // Not published yet: the previous export is whole.
+        assert_eq!(
+            std::fs::read_to_string(out.join("data.json")).unwrap(),
+            "old"
+        );
+        std::fs::write(staging.join(MANIFEST), "new").unwrap();
+        publish(&staging, &out).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(out.join("data.json")).unwrap(),
+            "new"
+        );
+        assert_eq!(std::fs::read_to_string(out.join(MANIFEST)).unwrap(), "new");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the export remains");
     }
 }

@@ -8,7 +8,10 @@
 //! replay), and stores every proposed intent: accepted, or rejected with the
 //! reason (an unknown subtask id, an empty goal, or a group that is not weakly
 //! connected by resource dependencies). A group already stored (same subtask set)
-//! is not stored again, so re-running does no new work.
+//! is not stored again, so re-running does no new work. The whole reply is stored
+//! in one transaction, and the stage's run records the signature of the pool it
+//! planned ([`pool_signature`]): `synth run` plans again when no finished stage
+//! has the current pool's signature (a killed stage left none).
 //!
 //! # The offline planner
 //! [`plan_offline`] is a deterministic, rule-based baseline, not a language model:
@@ -159,7 +162,11 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
     let request = plan_request(&pool, &existing, max);
     let run = cx.store.begin_run(
         "intents",
-        &serde_json::json!({"max": max, "backend": cx.llm.backend.to_string()}),
+        &serde_json::json!({
+            "max": max,
+            "backend": cx.llm.backend.to_string(),
+            "pool": pool_signature(subtasks.iter().map(|s| s.id.0.as_str())),
+        }),
     )?;
 
     let runtime = cx.runtime().map_err(IntentsStageError::Runtime)?;
@@ -204,20 +211,26 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
     };
     report.proposed = proposals.len();
     let bar = cx.progress(proposals.len() as u64, "intents");
-    for intent in &proposals {
-        let mut rec = review(intent, &pool, cx.catalog);
-        rec.provenance = Some(provenance.clone());
-        if cx.store.put_intent(&rec, Some(run))? {
-            match rec.status {
-                IntentStatus::Accepted => report.accepted += 1,
-                IntentStatus::Rejected => report.rejected += 1,
-            }
-        } else {
-            report.already_present += 1;
-        }
-        bar.inc(1);
-    }
+    let records: Vec<IntentRecord> = proposals
+        .iter()
+        .map(|intent| {
+            let mut rec = review(intent, &pool, cx.catalog);
+            rec.provenance = Some(provenance.clone());
+            bar.inc(1);
+            rec
+        })
+        .collect();
     bar.finish_and_clear();
+    // The reply is the stage's unit of work: stored in one transaction, so a killed
+    // stage leaves every intent of it or none.
+    let inserted = cx.store.put_intents(&records, Some(run))?;
+    for (rec, new) in records.iter().zip(inserted) {
+        match (new, rec.status) {
+            (false, _) => report.already_present += 1,
+            (true, IntentStatus::Accepted) => report.accepted += 1,
+            (true, IntentStatus::Rejected) => report.rejected += 1,
+        }
+    }
 
     let accepted = cx.store.intents(Some(IntentStatus::Accepted))?;
     let covered: BTreeSet<&str> = accepted
@@ -238,6 +251,26 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
         &serde_json::to_value(&report).unwrap_or_default(),
     )?;
     Ok(report)
+}
+
+/// A signature of the verified pool (a hash of its sorted subtask ids): the intents
+/// stage records it with its run, and `synth run` plans intents again only when no
+/// finished intents stage has the current pool's signature.
+pub fn pool_signature<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut ids: Vec<&str> = ids.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut h = Sha256::new();
+    for id in ids {
+        h.update(id.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The planner's request: every verified subtask that can be placed in a task

@@ -23,9 +23,10 @@ use super::verify::VerifyArgs;
 use super::StageContext;
 use crate::export::{ExportArgs, Format};
 use crate::graph::Profile;
-use crate::model::{Dimension, Level};
+use crate::model::{Dimension, Level, SubtaskStatus};
 use crate::report::ReportArgs;
 use crate::store::intents::IntentStatus;
+use crate::store::Table;
 
 /// Most intents `run` asks the offline planner for: enough for every group it
 /// proposes on a pool of a few thousand subtasks, so that composition can reach
@@ -169,17 +170,26 @@ pub fn run(
     let t = Instant::now();
     let roles = super::explore::stage_roles(cx)?;
     let r = super::verify::run(&stage_args::<VerifyArgs>(&[]), cx, roles)?;
-    let pool_grew = r.verified > 0;
     timed("verify", t, r.to_string());
 
     // Intents are planned once per pool: a repeated `synth intents` proposes new
-    // groups beside the stored ones, which a repeated run must not do.
+    // groups beside the stored ones, which a repeated run must not do. Whether the
+    // current pool was planned is read from the intents stage's completion record
+    // (its run, finished `ok`, with the pool's signature), never from "some intents
+    // exist": a killed planning stage is planned again.
     let t = Instant::now();
-    let stored_intents = cx
+    let signature = super::intents::pool_signature(
+        cx.store
+            .subtasks(SubtaskStatus::Verified)
+            .map_err(super::intents::IntentsStageError::from)?
+            .iter()
+            .map(|s| s.id.0.as_str()),
+    );
+    let planned = cx
         .store
-        .intents(Some(IntentStatus::Accepted))
+        .intents_planned_for(&signature)
         .map_err(super::intents::IntentsStageError::from)?;
-    if stored_intents.is_empty() || pool_grew {
+    if !planned {
         // Offline, every group the planner finds, not the first 64: the groups past
         // the cap hold the applications the wide groups miss (14 of 28
         // applications within the first 64 on the committed pool). A model planner
@@ -193,10 +203,14 @@ pub fn run(
         let r = super::intents::run(&stage_args::<IntentsArgs>(argv), cx)?;
         timed("intents", t, r.to_string());
     } else {
+        let stored = cx
+            .store
+            .count(Table::Intents, Some(IntentStatus::Accepted.as_str()))
+            .map_err(super::intents::IntentsStageError::from)?;
         timed(
             "intents",
             t,
-            format!("{} intents already stored", stored_intents.len()),
+            format!("{stored} intents already planned for this pool"),
         );
     }
 

@@ -84,6 +84,55 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// Stores every intent of one planner reply in one transaction (a killed stage
+    /// leaves all of them or none), each unless one with the same id exists.
+    /// Returns, per record, whether it was inserted.
+    pub fn put_intents(
+        &self,
+        recs: &[IntentRecord],
+        run: Option<i64>,
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let mut inserted = Vec::with_capacity(recs.len());
+        {
+            let mut stmt = tx.prepare(
+                "INSERT OR IGNORE INTO intents (id, intent, status, reason, body, run_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for rec in recs {
+                let body = serde_json::to_string(rec).expect("intent records always serialize");
+                let n = stmt.execute(params![
+                    rec.id,
+                    rec.intent,
+                    rec.status.as_str(),
+                    rec.reason,
+                    body,
+                    run
+                ])?;
+                inserted.push(n == 1);
+            }
+        }
+        tx.commit()?;
+        Ok(inserted)
+    }
+
+    /// Has an intents stage finished (status `ok`) for the pool with this
+    /// signature (see `pipeline::intents::pool_signature`)? The stage records the
+    /// signature in its run's arguments.
+    pub fn intents_planned_for(&self, pool_signature: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT 1 FROM runs WHERE command = 'intents' AND status = 'ok'
+                 AND json_extract(args, '$.pool') = ?1 LIMIT 1",
+                [pool_signature],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
     /// One intent by id.
     pub fn intent(&self, id: &str) -> Result<Option<IntentRecord>, StoreError> {
         let conn = self.conn();
@@ -145,6 +194,24 @@ mod tests {
             reason: (status == IntentStatus::Rejected).then(|| "no path".into()),
             provenance: None,
         }
+    }
+
+    #[test]
+    fn a_reply_is_stored_whole_and_completion_is_per_pool() {
+        let s = Store::open_in_memory().unwrap();
+        let a = rec(&["s1", "s2"], IntentStatus::Accepted);
+        let b = rec(&["s3"], IntentStatus::Rejected);
+        assert_eq!(s.put_intents(&[a.clone(), b], None).unwrap(), [true, true]);
+        assert_eq!(s.put_intents(&[a], None).unwrap(), [false]);
+        assert!(!s.intents_planned_for("p1").unwrap());
+        let run = s
+            .begin_run("intents", &serde_json::json!({"pool": "p1"}))
+            .unwrap();
+        // A stage that has not finished is no completion.
+        assert!(!s.intents_planned_for("p1").unwrap());
+        s.finish_run(run, "ok", &serde_json::json!({})).unwrap();
+        assert!(s.intents_planned_for("p1").unwrap());
+        assert!(!s.intents_planned_for("p2").unwrap());
     }
 
     #[test]

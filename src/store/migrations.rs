@@ -1,12 +1,15 @@
 //! Versioned schema migrations, applied in order on open.
 //!
-//! The schema version lives in SQLite's `user_version`. A migration is applied in
-//! its own transaction together with the version bump, so a crash mid-migration
-//! leaves the previous version intact. Never edit a shipped migration: add one.
+//! The schema version lives in SQLite's `user_version`. The missing migrations are
+//! applied in one write transaction (`BEGIN IMMEDIATE`) together with the version
+//! bump, after reading the version again inside it: a crash mid-migration leaves the
+//! previous version intact, and of two processes opening a new store at once, the
+//! second waits for the first and then finds nothing left to do. Never edit a
+//! shipped migration: add one.
 
 use std::path::Path;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::StoreError;
 
@@ -121,19 +124,32 @@ pub fn latest() -> i64 {
 
 /// Applies every migration the database lacks.
 pub(super) fn apply(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
-    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let too_new = |found: i64| StoreError::TooNew {
+        path: path.to_path_buf(),
+        found,
+        known: latest(),
+    };
+    let current = version(conn)?;
     if current > latest() {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found: current,
-            known: latest(),
-        });
+        return Err(too_new(current));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction()?;
+    if current == latest() {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Another process may have migrated between the read above and the lock.
+    let current = version(&tx)?;
+    if current > latest() {
+        return Err(too_new(current));
+    }
+    for sql in MIGRATIONS.iter().skip(current as usize) {
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-        tx.commit()?;
     }
+    tx.pragma_update(None, "user_version", latest())?;
+    tx.commit()?;
     Ok(())
+}
+
+fn version(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
 }

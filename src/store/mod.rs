@@ -11,10 +11,18 @@
 //! The connection sits behind a mutex so one `Store` can be shared across threads;
 //! SQLite serialises writers anyway, and WAL mode lets readers in other processes
 //! (`synth stats` during a run) see committed data.
+//!
+//! **One writer.** Commands that write open the store with [`Store::open_writer`],
+//! which first takes the writer lock ([`lock`]): a second writer on the same store
+//! stops at once with [`StoreError::Busy`] naming the store and the holder.
+//! Readers open with [`Store::open_reader`] and take no lock. Migrations run in one
+//! `BEGIN IMMEDIATE` transaction after re-reading the version under SQLite's write
+//! lock, so two processes opening a new store never both create its tables.
 
 mod explore;
 pub mod export;
 pub mod intents;
+pub mod lock;
 pub mod migrations;
 pub mod pool;
 pub mod reviews;
@@ -48,6 +56,24 @@ pub enum StoreError {
         found: i64,
         known: i64,
     },
+    #[error("the store {path} is in use by another synth that writes to it ({holder}); wait for it to finish, or give another --db")]
+    Busy { path: PathBuf, holder: String },
+    #[error("cannot lock the store: {path}")]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the store {path} is read-only (its file permissions allow no writing) and this command writes to it; make it writable, or give a writable copy with --db (stats, report and pool export read it as it is)")]
+    ReadOnly { path: PathBuf },
+    #[error("the store {path} is read-only and has schema version {found}, older than this synth reads ({known}); make it writable once so that synth can upgrade it")]
+    ReadOnlyOutdated {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("the store {path} is damaged ({detail}); nothing was written to it: restore it from a copy, or start a new store with another --db")]
+    Damaged { path: PathBuf, detail: String },
     #[error("store query failed")]
     Sql(#[from] rusqlite::Error),
     #[error("a stored {what} record is not valid JSON ({id})")]
@@ -63,6 +89,8 @@ pub enum StoreError {
 pub struct Store {
     path: PathBuf,
     conn: Arc<Mutex<Connection>>,
+    /// The writer lock, held as long as the store is open (writers only).
+    _lock: Option<lock::WriterLock>,
 }
 
 impl std::fmt::Debug for Store {
@@ -73,32 +101,128 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// Opens (creating if needed) the store at `path`, in WAL mode, and applies any
-    /// migrations it lacks.
+    /// migrations it lacks. Takes no writer lock: for tests and for callers that
+    /// ensure one writer themselves; commands use [`Store::open_writer`] or
+    /// [`Store::open_reader`].
     ///
     /// # Errors
     /// [`StoreError::TooNew`] when the file was written by a newer synth; SQLite
     /// errors otherwise.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
-                path: parent.to_path_buf(),
-                source,
-            })?;
+        create_parent(path)?;
+        Self::init(Self::connect(path)?, path, None)
+    }
+
+    /// Opens the store at `path` for a command that writes to it: takes the writer
+    /// lock first (see [`lock`]), then opens as [`Store::open`] does.
+    ///
+    /// # Errors
+    /// [`StoreError::Busy`] when another process writes to the store; otherwise as
+    /// [`Store::open`].
+    pub fn open_writer(path: &Path) -> Result<Store, StoreError> {
+        create_parent(path)?;
+        if is_read_only(path) {
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+            });
         }
-        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+        let lock = lock::WriterLock::acquire(path, &lock::this_process())?;
+        let conn = Self::connect(path)?;
+        // Before anything is written (pragmas, migrations): a damaged store is
+        // refused whole rather than written into.
+        check_integrity(&conn, path)?;
+        let store = Self::init(conn, path, Some(lock))?;
+        // With the lock held no other writer is alive: a run still 'running' belongs
+        // to a process that was killed (or crashed) before it could finish it.
+        let n = store.close_open_runs(
+            RunStatus::Interrupted,
+            &serde_json::json!({"note": "the process ended before the command finished"}),
+        )?;
+        if n > 0 {
+            tracing::info!(runs = n, store = %path.display(), "marked runs of an interrupted process as interrupted");
+        }
+        Ok(store)
+    }
+
+    /// Opens the store at `path` for a command that only reads it, beside any
+    /// running writer (no lock is taken). A store that does not exist yet is
+    /// created, as by [`Store::open`]; a read-only file is opened read-only. A
+    /// damaged store is opened with a warning naming it (what is read may be
+    /// incomplete, and queries may fail).
+    ///
+    /// # Errors
+    /// [`StoreError::ReadOnlyOutdated`] for a read-only store of an older schema;
+    /// otherwise as [`Store::open`].
+    pub fn open_reader(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Self::open(path);
+        }
+        let read_only = is_read_only(path);
+        let conn = if read_only {
+            use rusqlite::OpenFlags;
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?
+        } else {
+            Self::connect(path)?
+        };
+        match check_integrity(&conn, path) {
+            Err(StoreError::Damaged { detail, .. }) => {
+                tracing::warn!(store = %path.display(), %detail, "the store is damaged; what is read may be incomplete");
+            }
+            other => other?,
+        }
+        if !read_only {
+            return Self::init(conn, path, None);
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if found > migrations::latest() {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                known: migrations::latest(),
+            });
+        }
+        if found < migrations::latest() {
+            return Err(StoreError::ReadOnlyOutdated {
+                path: path.to_path_buf(),
+                found,
+                known: migrations::latest(),
+            });
+        }
+        Ok(Store {
+            path: path.to_path_buf(),
+            conn: Arc::new(Mutex::new(conn)),
+            _lock: None,
+        })
+    }
+
+    fn connect(path: &Path) -> Result<Connection, StoreError> {
+        Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
             source,
-        })?;
-        Self::init(conn, path)
+        })
     }
 
     /// An in-memory store, for tests.
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let conn = Connection::open_in_memory()?;
-        Self::init(conn, Path::new(":memory:"))
+        Self::init(conn, Path::new(":memory:"), None)
     }
 
-    fn init(mut conn: Connection, path: &Path) -> Result<Store, StoreError> {
+    fn init(
+        mut conn: Connection,
+        path: &Path,
+        lock: Option<lock::WriterLock>,
+    ) -> Result<Store, StoreError> {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -107,6 +231,7 @@ impl Store {
         Ok(Store {
             path: path.to_path_buf(),
             conn: Arc::new(Mutex::new(conn)),
+            _lock: lock,
         })
     }
 
@@ -151,6 +276,22 @@ impl Store {
         Ok(())
     }
 
+    /// Ends every run still marked `running` with `status` and `summary`; returns
+    /// how many. Called by a writer (which holds the lock, so every such run is its
+    /// own or a dead process's): at open, for runs a killed process left, and when
+    /// its command fails.
+    pub fn close_open_runs(
+        &self,
+        status: RunStatus,
+        summary: &serde_json::Value,
+    ) -> Result<usize, StoreError> {
+        Ok(self.conn().execute(
+            "UPDATE runs SET finished_at = datetime('now'), status = ?1, summary = ?2
+             WHERE status = 'running'",
+            params![status.as_str(), summary.to_string()],
+        )?)
+    }
+
     /// The schema version in force.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(self
@@ -184,6 +325,84 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?)
+    }
+}
+
+/// Do the file's permissions forbid writing? (Checked from the mode rather than
+/// by trying, so that the answer is the same for root.)
+fn is_read_only(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
+}
+
+/// SQLite's quick integrity check (`PRAGMA quick_check`: every page and index
+/// structure, without comparing index contents); [`StoreError::Damaged`] with the
+/// first problems it reports.
+fn check_integrity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let damaged = |detail: String| StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let rows = conn.prepare("PRAGMA quick_check").and_then(|mut stmt| {
+        stmt.query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<String>, _>>()
+    });
+    match rows {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Ok(()),
+        Ok(rows) => {
+            let problems: Vec<&str> = rows
+                .iter()
+                .flat_map(|r| r.lines())
+                .filter(|l| !l.starts_with("***"))
+                .collect();
+            let mut detail = problems
+                .iter()
+                .take(2)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("; ");
+            if problems.len() > 2 {
+                detail.push_str(&format!("; {} more problems", problems.len() - 2));
+            }
+            Err(damaged(detail))
+        }
+        Err(rusqlite::Error::SqliteFailure(e, msg))
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) =>
+        {
+            Err(damaged(msg.unwrap_or_else(|| e.to_string())))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Creates the folder the store lives in.
+fn create_parent(path: &Path) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// How a run that did not finish by itself is ended (see [`Store::close_open_runs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Its process ended (killed, crashed) before it finished.
+    Interrupted,
+    /// Its command returned an error.
+    Failed,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
     }
 }
 
@@ -240,6 +459,29 @@ mod tests {
     }
 
     #[test]
+    fn processes_opening_a_new_store_at_once_migrate_it_once() {
+        // Each thread has its own connection, as separate processes would.
+        for round in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("s{round}.sqlite"));
+            let barrier = std::sync::Barrier::new(4);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            Store::open(&path).map(|st| st.schema_version().unwrap())
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    assert_eq!(h.join().unwrap().unwrap(), migrations::latest());
+                }
+            });
+        }
+    }
+
+    #[test]
     fn refuses_a_newer_schema() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.sqlite");
@@ -252,6 +494,85 @@ mod tests {
             matches!(err, StoreError::TooNew { found: 999, .. }),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_writer_marks_the_runs_a_killed_process_left_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        let killed = Store::open(&path).unwrap();
+        let open = killed.begin_run("verify", &serde_json::json!({})).unwrap();
+        let done = killed.begin_run("explore", &serde_json::json!({})).unwrap();
+        killed
+            .finish_run(done, "done", &serde_json::json!({}))
+            .unwrap();
+        drop(killed);
+        let reader = Store::open_reader(&path).unwrap();
+        assert_eq!(
+            reader.last_run("verify").unwrap(),
+            Some((open, "running".into()))
+        );
+        let writer = Store::open_writer(&path).unwrap();
+        assert_eq!(
+            writer.last_run("verify").unwrap(),
+            Some((open, "interrupted".into()))
+        );
+        assert_eq!(
+            writer.last_run("explore").unwrap(),
+            Some((done, "done".into()))
+        );
+    }
+
+    #[test]
+    fn a_damaged_store_is_refused_for_writing_and_read_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        {
+            let s = Store::open(&path).unwrap();
+            let conn = s.conn();
+            conn.execute_batch("CREATE TABLE filler (x TEXT)").unwrap();
+            for i in 0..2000 {
+                conn.execute("INSERT INTO filler VALUES (?1)", [format!("{i:0>400}")])
+                    .unwrap();
+            }
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        let mut x: u32 = 7;
+        for b in &mut bytes[mid..mid + 65_536] {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *b = (x >> 16) as u8;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        match Store::open_writer(&path) {
+            Err(StoreError::Damaged { path: p, detail }) => {
+                assert_eq!(p, path);
+                assert!(!detail.is_empty());
+            }
+            other => panic!("expected Damaged, got {other:?}"),
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "nothing was written");
+        assert!(Store::open_reader(&path).is_ok());
+    }
+
+    #[test]
+    fn a_read_only_store_is_read_but_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        Store::open(&path)
+            .unwrap()
+            .begin_run("explore", &serde_json::json!({}))
+            .unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(&path, perms).unwrap();
+        let reader = Store::open_reader(&path).unwrap();
+        assert_eq!(reader.count(Table::Tasks, None).unwrap(), 0);
+        assert!(reader.last_run("explore").unwrap().is_some());
+        assert!(matches!(
+            Store::open_writer(&path),
+            Err(StoreError::ReadOnly { .. })
+        ));
     }
 
     #[test]
