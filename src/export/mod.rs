@@ -20,6 +20,13 @@
 //! (`images/tasks/<trajectory id>/<k>.png`). Boxes and labels of exported actions
 //! come from the replay, so they always match the pixels.
 //!
+//! **Image references** ([`ExportArgs::image_refs`], [`ExportCx::image_ref`]):
+//! each format writes them the way its consumer resolves them: relative to the
+//! output folder (sharegpt, qwen, omnibench) or to its `images/` folder (grounding,
+//! idm, critic: AgentStudio joins `<folder of the jsonl>/images/<path>`), absolute
+//! with `--image-paths absolute`, and for openai as data URLs (the default; the
+//! `images/` folder is then removed) or URLs under `--image-base-url`.
+//!
 //! **OS-MAP levels** ([`os_map_level`]): `L1` (reactive executor) when the task is
 //! exported with its step-by-step instruction (`--instruction steps`, the task's
 //! `low_level_instruction`); otherwise `L4` (global conductor) when the task has a
@@ -116,17 +123,18 @@ pub enum Format {
     Omnibench,
     /// LLaMA-Factory multimodal ShareGPT (`messages` + `images`, `dataset_info.json`).
     Sharegpt,
-    /// OpenAI chat fine-tuning JSONL with `image_url` parts.
+    /// OpenAI chat fine-tuning JSONL with `image_url` parts (data URLs by default).
     Openai,
     /// Qwen2-VL style `image` + `conversations`.
     Qwen,
     /// One OSWorld task JSON per task.
     Osworld,
-    /// Step instruction + screenshot + box (AgentStudio GroundUI style).
+    /// Step instruction + screenshot + box (rows of AgentStudio's GUIGroundingEval).
     Grounding,
-    /// Observation before and after + action (AgentStudio IDMBench style).
+    /// Observation before and after + operation (AgentStudio's InverseAction).
     Idm,
-    /// Trajectory + success label, negatives are strict prefixes (CriticBench style).
+    /// Trajectory + success label, negatives are strict prefixes (AgentStudio's
+    /// Episode, for its SuccessDetectionEval).
     Critic,
 }
 
