@@ -10,7 +10,8 @@
 //! `resources/osworld.toml`), `evaluator` {`postconfig`, `func` (a list), `conj`
 //! (`and`), `result`, `expected`, `options` (lists of the same length as
 //! `func`)}, `os_map_level`, and a `synth` object with the intent, what could not
-//! be mapped, and which desktop the task needs.
+//! be mapped (checks named by node, nodes named by subtask id as in the omnibench
+//! export), and which desktop the task needs.
 //!
 //! **Which desktop.** A task whose applications are those of synth's simulated
 //! desktop (every task the export replays today) says so: `synth.desktop` is
@@ -248,12 +249,15 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
         } else {
             traj.topological_order.clone()
         };
+        // Nodes are named as the omnibench export names them (by subtask id).
+        let node_ids = super::omnibench::node_ids(task);
+        let node_id = |n: &String| node_ids.get(n).cloned().unwrap_or_else(|| n.clone());
         let mut metrics: Vec<Metric> = Vec::new();
         let mut seen = BTreeSet::new();
         let mut unmapped: Vec<Value> = Vec::new();
         for n in &order {
             let Some(nc) = cx.dataset.node_checks(task, n) else {
-                unmapped.push(json!({"node": n, "check": null, "reason": "the node's subtask has no evaluation"}));
+                unmapped.push(json!({"node": node_id(n), "check": null, "reason": "the node's subtask has no evaluation"}));
                 continue;
             };
             for check in nc.checks {
@@ -271,7 +275,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
                 };
                 let mut c = check.clone();
                 c.call = call;
-                unmapped.push(json!({"node": n, "check": c, "reason": reason}));
+                unmapped.push(json!({"node": node_id(n), "check": c, "reason": reason}));
             }
         }
         if metrics.is_empty() {
