@@ -29,7 +29,10 @@ Consumers:
   image the eval hands it.
 - osworld: the task files against OSWorld's rules that its harness applies
   (evaluator list lengths, setup step types, upload paths that exist from another
-  working directory, related_apps ids).
+  working directory, related_apps ids); with PyPI `desktop-env` (OSWorld's
+  package) installed, also its metric and getter names, and its SetupController
+  running each task's config against a stand-in VM server on 127.0.0.1 that
+  checks every file arrives.
 - omnibench: appendix C's field names and node ids (no consumer package).
 """
 
@@ -306,14 +309,61 @@ OSWORLD_APPS = {
 }
 
 
+class StandInVM:
+    """A stand-in for the VM's HTTP server on 127.0.0.1: answers every setup call
+    and keeps what /setup/upload received."""
+
+    def __init__(self):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        uploads = self.uploads = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self):
+                body = json.dumps({"status": "success", "output": "", "error": "", "returncode": 0})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def do_GET(self):
+                self._answer()
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                data = self.rfile.read(n)
+                if self.path == "/setup/upload":
+                    uploads.append(data)
+                self._answer()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def check_osworld(root, r):
     elsewhere()
     meta = json.loads((root / "test_all.json").read_text())
-    metrics = getters = None
+    metrics = getters = setup = None
     try:
+        import logging
+
+        from desktop_env.controllers import setup  # noqa: F811
         from desktop_env.evaluators import getters, metrics  # noqa: F811
-    except Exception:
-        pass
+
+        logging.getLogger("desktopenv").setLevel(logging.WARNING)
+    except Exception as e:
+        print(f"osworld: desktop_env not importable ({type(e).__name__}: {e}); checking the rules alone")
+    vm = StandInVM() if setup is not None else None
     for domain, ids in meta.items():
         for tid in ids:
             r.total += 1
@@ -325,6 +375,7 @@ def check_osworld(root, r):
                     if isinstance(ev["func"], list) and len(ev.get(key, [])) != len(funcs):
                         raise ValueError(f"evaluator.{key} is not as long as func")
                 if metrics is not None:
+                    # What DesktopEnv._set_task_info resolves.
                     for f in funcs:
                         getattr(metrics, f)
                     for g in ev["result"] + ev["expected"]:
@@ -337,6 +388,20 @@ def check_osworld(root, r):
                         for f in step["parameters"]["files"]:
                             if not os.path.exists(f["local_path"]):
                                 raise ValueError(f"Setup Upload - Invalid local path ({f['local_path']})")
+                if vm is not None:
+                    # OSWorld's own setup controller runs the config against the
+                    # stand-in VM; every file must arrive.
+                    before = len(vm.uploads)
+                    ctl = setup.SetupController(vm_ip="127.0.0.1", server_port=vm.port, cache_dir=tempfile.mkdtemp())
+                    if not ctl.setup(t["config"]):
+                        raise ValueError("SetupController.setup returned False")
+                    files = [f for s in t["config"] if s["type"] == "upload_file" for f in s["parameters"]["files"]]
+                    got = vm.uploads[before:]
+                    if len(got) != len(files):
+                        raise ValueError(f"{len(got)} uploads for {len(files)} files")
+                    for f, body in zip(files, got):
+                        if f["path"].encode() not in body or Path(f["local_path"]).read_bytes() not in body:
+                            raise ValueError(f"upload of {f['path']} lacks the path or the bytes")
                 bad = [a for a in t["related_apps"] if a not in OSWORLD_APPS]
                 if bad:
                     raise ValueError(f"related_apps {bad} are not OSWorld ids")
@@ -345,8 +410,12 @@ def check_osworld(root, r):
                 r.loaded += 1
             except Exception as e:
                 r.fail(f"task {tid}: {type(e).__name__}: {e}")
+    if vm is not None:
+        vm.close()
     r.how = "OSWorld's task rules" + (
-        " and desktop_env's metrics and getters" if metrics is not None else " (desktop_env not installed)"
+        " and desktop_env's metrics, getters and SetupController (against a stand-in VM on 127.0.0.1)"
+        if setup is not None
+        else " (desktop_env not installed)"
     )
 
 
