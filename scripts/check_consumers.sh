@@ -13,9 +13,11 @@
 # - llamafactory: LLaMA-Factory 0.9.5 (sharegpt);
 # - swift: ms-swift 4.6.0, openai, and what AgentStudio's evaluation code imports
 #   (qwen, openai, grounding, idm, critic, osworld, omnibench).
-# Both pull PyTorch (several GB; pip's cache shares it). Each run prints the records
-# each consumer loaded and ends with "N passed, M failed"; the script fails when
-# either does.
+# Both pull PyTorch (several GB; pip's cache shares it). With OSWORLD=1 a third
+# environment gets OSWorld's own package (PyPI desktop-env 1.0.2, with its own
+# PyTorch pin) and checks osworld there: its SetupController runs every task's
+# setup against a stand-in VM server on 127.0.0.1. Each run prints the records each
+# consumer loaded and ends with "N passed, M failed"; the script fails when any does.
 #
 # AgentStudio's evaluation code is not on PyPI: give a checkout of its repository
 # (github.com/SkyworkAI/agent-studio) as the second argument to check grounding, idm
@@ -42,6 +44,9 @@ venv() {
 venv llamafactory "llamafactory==0.9.5" "${torch[@]}"
 venv swift "ms-swift==4.6.0" "${torch[@]}" openai pydantic \
     numpy pillow opencv-python-headless jinja2 matplotlib tqdm
+if [ "${OSWORLD:-0}" = 1 ]; then
+    venv osworld "desktop-env==1.0.2"
+fi
 
 if [ -n "${SYNTH:-}" ]; then
     synth=("$SYNTH")
@@ -56,7 +61,14 @@ done
 status=0
 "$venvs/llamafactory/bin/python" "$repo/scripts/check_consumers.py" \
     --exports "$out" --only sharegpt || status=1
-args=(--exports "$out" --only qwen,openai,grounding,idm,critic,osworld,omnibench)
+if [ "${OSWORLD:-0}" = 1 ]; then
+    "$venvs/osworld/bin/python" "$repo/scripts/check_consumers.py" \
+        --exports "$out" --only osworld || status=1
+    rest=qwen,openai,grounding,idm,critic,omnibench
+else
+    rest=qwen,openai,grounding,idm,critic,osworld,omnibench
+fi
+args=(--exports "$out" --only "$rest")
 if [ -n "$agent_studio" ]; then
     args+=(--agent-studio "$agent_studio")
 fi
