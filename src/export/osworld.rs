@@ -66,7 +66,8 @@ use crate::env::{run_check, Probes};
 use crate::model::CheckCall;
 use crate::resources::{read_toml, CatalogError};
 
-/// OSWorld's setup step types (REFERENCE.md).
+/// OSWorld's setup step types: the `_<type>_setup` methods of its
+/// `SetupController` (`desktop_env/controllers/setup.py`).
 pub const SETUP_TYPES: &[&str] = &[
     "download",
     "upload_file",
