@@ -383,6 +383,22 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// [`tree`] with the output folder's absolute path written `<OUT>` in every text
+/// file (OSWorld's upload paths are absolute), so that two exports into two folders
+/// compare, and compare with the golden files.
+fn normalized_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let abs = std::path::absolute(dir).unwrap();
+    let abs = abs.to_string_lossy().into_owned();
+    tree(dir)
+        .into_iter()
+        .map(|(k, v)| match String::from_utf8(v) {
+            Ok(text) if !k.ends_with(".png") => (k, text.replace(&abs, "<OUT>").into_bytes()),
+            Ok(text) => (k, text.into_bytes()),
+            Err(e) => (k, e.into_bytes()),
+        })
+        .collect()
+}
+
 fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -403,7 +419,7 @@ fn golden(case: &str, dir: &Path) {
         .join(case);
     // PNG bytes belong to the renderer, not to the export: images and the byte
     // count of the manifest are left out of the comparison.
-    let files: BTreeMap<String, Vec<u8>> = tree(dir)
+    let files: BTreeMap<String, Vec<u8>> = normalized_tree(dir)
         .into_iter()
         .filter(|(k, _)| !k.ends_with(".png"))
         .map(|(k, v)| {
@@ -461,7 +477,14 @@ fn every_format_matches_golden_files_and_is_deterministic() {
         ),
         (
             "openai-computer13",
-            vec!["--format", "openai", "--actions", "computer13"],
+            vec![
+                "--format",
+                "openai",
+                "--actions",
+                "computer13",
+                "--image-base-url",
+                "https://data.example.org/synth/images/",
+            ],
         ),
         (
             "qwen-steps",
@@ -477,7 +500,7 @@ fn every_format_matches_golden_files_and_is_deterministic() {
     ] {
         let a = export(&ws, &format!("out/{case}-a"), &args);
         let b = export(&ws, &format!("out/{case}-b"), &args);
-        let (ta, tb) = (tree(&a), tree(&b));
+        let (ta, tb) = (normalized_tree(&a), normalized_tree(&b));
         assert_eq!(
             ta.keys().collect::<Vec<_>>(),
             tb.keys().collect::<Vec<_>>(),
@@ -564,60 +587,149 @@ fn sharegpt_follows_llama_factory_rules() {
     assert_eq!(answer["Status"], "FINISH");
 }
 
-#[test]
-fn openai_lines_have_images_only_in_user_messages() {
-    let ws = dataset();
-    for (mode, prefix) in [
-        ("relative", "images/"),
-        ("data-url", "data:image/png;base64,"),
-    ] {
-        let dir = export(
-            &ws,
-            &format!("out/oa-{mode}"),
-            &[
-                "--format",
-                "openai",
-                "--image-paths",
-                mode,
-                "--actions",
-                "pyautogui",
-            ],
-        );
-        let lines = jsonl(&dir.join("data.jsonl"));
-        assert_eq!(lines.len(), 22);
-        for line in &lines {
-            assert_eq!(line.as_object().unwrap().len(), 1, "only messages: {line}");
-            let mut images = 0;
-            for m in line["messages"].as_array().unwrap() {
-                match &m["content"] {
-                    Value::String(s) => assert!(!s.starts_with("data:")),
-                    Value::Array(parts) => {
-                        assert_eq!(m["role"], "user", "parts outside a user message");
-                        for p in parts {
-                            if p["type"] == "image_url" {
-                                images += 1;
-                                let url = p["image_url"]["url"]
-                                    .as_str()
-                                    .expect("image_url is an object with url");
-                                assert!(url.starts_with(prefix), "{url}");
+/// OpenAI's vision fine-tuning: each line only `messages`; images only in user
+/// messages, as `image_url` objects whose `url` is an http(s) URL or a base64 data
+/// URL of a PNG, JPEG or WEBP image of at most 10 MB, at most 64 an example.
+fn assert_openai_rules(lines: &[Value], url_ok: impl Fn(&str) -> bool) {
+    use base64::Engine as _;
+    for line in lines {
+        assert_eq!(line.as_object().unwrap().len(), 1, "only messages: {line}");
+        let mut images = 0;
+        for m in line["messages"].as_array().unwrap() {
+            match &m["content"] {
+                Value::String(s) => assert!(!s.starts_with("data:")),
+                Value::Array(parts) => {
+                    assert_eq!(m["role"], "user", "parts outside a user message");
+                    for p in parts {
+                        if p["type"] == "image_url" {
+                            images += 1;
+                            let url = p["image_url"]["url"]
+                                .as_str()
+                                .expect("image_url is an object with url");
+                            assert!(url_ok(url), "{url}");
+                            if let Some(b64) = url.strip_prefix("data:image/png;base64,") {
+                                let png = base64::engine::general_purpose::STANDARD
+                                    .decode(b64)
+                                    .unwrap();
+                                assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+                                assert!(png.len() <= 10 * 1024 * 1024);
                             } else {
-                                assert_eq!(p["type"], "text");
-                                assert!(p["text"].is_string());
+                                assert!(url.starts_with("https://") || url.starts_with("http://"));
                             }
+                        } else {
+                            assert_eq!(p["type"], "text");
+                            assert!(p["text"].is_string());
                         }
                     }
-                    other => panic!("content {other}"),
                 }
+                other => panic!("content {other}"),
             }
-            assert_eq!(images, 1);
         }
-        let first = lines[0]["messages"][2]["content"].as_str().unwrap();
-        assert!(
-            first.starts_with("Thought: Sheets is not open yet"),
-            "{first}"
-        );
-        assert!(first.contains("Action: pyautogui.click("), "{first}");
+        assert!((1..=64).contains(&images));
+        assert!(line["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "assistant"));
     }
+}
+
+#[test]
+fn openai_is_valid_by_default_with_data_urls_and_no_image_folder() {
+    let ws = dataset();
+    let dir = export(
+        &ws,
+        "out/oa",
+        &["--format", "openai", "--actions", "pyautogui"],
+    );
+    let lines = jsonl(&dir.join("data.jsonl"));
+    assert_eq!(lines.len(), 22);
+    assert_openai_rules(&lines, |u| u.starts_with("data:image/png;base64,"));
+    assert!(!dir.join("images").exists(), "an unused images/ folder");
+    let m = json(&dir.join("export.json"));
+    assert_eq!(m["image_paths"], "data-url");
+    assert_eq!(m["images"], 22);
+    let first = lines[0]["messages"][2]["content"].as_str().unwrap();
+    assert!(
+        first.starts_with("Thought: Sheets is not open yet"),
+        "{first}"
+    );
+    assert!(first.contains("Action: pyautogui.click("), "{first}");
+}
+
+#[test]
+fn openai_hosted_images_keep_the_folder_they_name() {
+    let ws = dataset();
+    let base = "https://data.example.org/run1";
+    let dir = export(
+        &ws,
+        "out/oa-url",
+        &["--format", "openai", "--image-base-url", base],
+    );
+    let lines = jsonl(&dir.join("data.jsonl"));
+    assert_openai_rules(&lines, |u| u.starts_with(base));
+    for line in &lines {
+        let url = line["messages"][1]["content"][1]["image_url"]["url"]
+            .as_str()
+            .unwrap();
+        let rel = url.strip_prefix(&format!("{base}/")).unwrap();
+        assert!(is_png(&dir.join("images").join(rel)), "{url}");
+    }
+}
+
+#[test]
+fn openai_refuses_paths_it_cannot_load() {
+    let ws = dataset();
+    for args in [
+        vec!["--image-paths", "relative"],
+        vec!["--image-paths", "absolute"],
+        vec!["--image-base-url", "file:///tmp/x"],
+    ] {
+        let mut all = vec!["export", "--format", "openai", "--out", "out/oa-bad"];
+        all.extend(args.iter().copied());
+        let out = ws.synth(&all);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("openai"), "{err}");
+    }
+    // Data URLs and base URLs are for openai only; osworld ships no images.
+    for (format, args) in [
+        ("sharegpt", vec!["--image-paths", "data-url"]),
+        ("idm", vec!["--image-base-url", "https://x.org"]),
+        ("osworld", vec!["--image-paths", "absolute"]),
+    ] {
+        let mut all = vec!["export", "--format", format, "--out", "out/bad"];
+        all.extend(args.iter().copied());
+        assert!(!ws.synth(&all).status.success(), "{format} {args:?}");
+    }
+}
+
+#[test]
+fn absolute_image_paths_load_from_any_directory() {
+    let ws = dataset();
+    let dir = export(
+        &ws,
+        "out/abs",
+        &["--format", "sharegpt", "--image-paths", "absolute"],
+    );
+    for r in json(&dir.join("data.json")).as_array().unwrap() {
+        let img = r["images"][0].as_str().unwrap();
+        assert!(Path::new(img).is_absolute(), "{img}");
+        assert!(is_png(Path::new(img)), "{img}");
+    }
+    let dir = export(
+        &ws,
+        "out/abs-idm",
+        &["--format", "idm", "--image-paths", "absolute"],
+    );
+    for r in jsonl(&dir.join("idm.jsonl")) {
+        let img = r["obs_before"].as_str().unwrap();
+        assert!(
+            Path::new(img).is_absolute() && is_png(Path::new(img)),
+            "{img}"
+        );
+    }
+    assert_eq!(json(&dir.join("export.json"))["image_paths"], "absolute");
 }
 
 #[test]
@@ -640,12 +752,26 @@ fn osworld_lists_match_and_setup_steps_are_known() {
             let ty = step["type"].as_str().unwrap();
             assert!(synth::export::osworld::SETUP_TYPES.contains(&ty), "{ty}");
             if ty == "upload_file" {
+                // OSWorld checks local paths from its own working directory.
                 for f in step["parameters"]["files"].as_array().unwrap() {
-                    assert!(dir.join(f["local_path"].as_str().unwrap()).is_file());
+                    let local = Path::new(f["local_path"].as_str().unwrap());
+                    assert!(local.is_absolute() && local.is_file(), "{local:?}");
+                    assert!(local.starts_with(std::path::absolute(&dir).unwrap()));
                     assert!(f["path"].as_str().unwrap().starts_with("/home/user/"));
                 }
             }
         }
+        // related_apps are OSWorld's ids; a task on simulated applications says
+        // it needs synth's desktop.
+        for app in t["related_apps"].as_array().unwrap() {
+            assert!(
+                synth::export::osworld::OSWORLD_APP_IDS.contains(&app.as_str().unwrap()),
+                "{app}"
+            );
+        }
+        assert_eq!(t["synth"]["desktop"], "simulated");
+        let requires = t["synth"]["requires"].as_str().unwrap();
+        assert!(requires.contains("synth's simulated desktop"), "{requires}");
         // Input-event checks are listed as unmapped, with a reason.
         for u in t["synth"]["unmapped_checks"].as_array().unwrap() {
             assert!(u["reason"].as_str().unwrap().len() > 10);
@@ -653,6 +779,10 @@ fn osworld_lists_match_and_setup_steps_are_known() {
     }
     let a = json(&dir.join("examples/synth/task-a.json"));
     assert_eq!(a["os_map_level"], "L4");
+    assert_eq!(
+        a["related_apps"],
+        serde_json::json!(["libreoffice_calc", "libreoffice_writer"])
+    );
     assert_eq!(
         a["config"][1]["parameters"]["files"][0]["path"],
         "/home/user/Documents/team_budget.xlsx"
@@ -684,16 +814,67 @@ fn levels_intent_and_critic_prefixes() {
             assert!(r[2].as_i64() > r[0].as_i64(), "replayed box: {a}");
         }
     }
-    // The Sheets subtask replays from the fresh desktop; the Writer paste needs a
-    // table on the clipboard and does not.
+    // Subtask trajectories replay from their start desktops: the Writer paste (b)
+    // with a table prepared on the clipboard, n + 1 screenshots each. The
+    // hand-made PDF export (d) was written to follow c inside task-b and clicks
+    // Export PDF at once, while its start desktop has the document minimised: it
+    // is left without screenshots and named in the manifest.
     let subs = json(&dir.join("subtask_trajectories.json"));
-    let rendered: Vec<bool> = subs
+    let skipped = json(&dir.join("export.json"))["skipped"].clone();
+    for s in subs.as_array().unwrap() {
+        let id = s["trajectory_id"].as_str().unwrap();
+        if id.ends_with("0d-t0") {
+            assert_eq!(s["rendered"], false);
+            assert!(skipped.as_array().unwrap().iter().any(|m| m
+                .as_str()
+                .unwrap()
+                .contains(&format!("subtask trajectory {id}: no screenshots"))));
+            continue;
+        }
+        assert_eq!(s["rendered"], true, "{}", s["trajectory_id"]);
+        let n = s["actions"].as_array().unwrap().len();
+        let obs = s["observations"].as_array().unwrap();
+        assert_eq!(obs.len(), n + 1, "{}", s["trajectory_id"]);
+        for o in obs {
+            assert!(is_png(&dir.join(o.as_str().unwrap())), "{o}");
+        }
+    }
+    // C.4 and C.5 name nodes by subtask id.
+    let ids: Vec<String> = json(&dir.join("subtasks.json"))
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["rendered"].as_bool().unwrap())
+        .map(|s| s["id"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(rendered, vec![true, false, true, false]);
+    for t in tasks.as_array().unwrap() {
+        let nodes = t["dag"]["nodes"].as_array().unwrap();
+        for n in nodes {
+            let n = n.as_str().unwrap();
+            assert!(ids.iter().any(|id| id == n), "node {n} is a subtask id");
+            assert_eq!(t["nodes"][n]["subtask_id"], n);
+        }
+        for (a, succ) in t["dag"]["edges"].as_object().unwrap() {
+            assert!(nodes.iter().any(|n| n == a.as_str()));
+            for b in succ.as_array().unwrap() {
+                assert!(nodes.contains(b));
+            }
+        }
+        for order in t["successful_topo"].as_array().unwrap() {
+            assert_eq!(order.as_array().unwrap().len(), nodes.len());
+            assert!(order.as_array().unwrap().iter().all(|n| nodes.contains(n)));
+        }
+    }
+    for t in trajs.as_array().unwrap() {
+        let task = tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["task_id"] == t["task_id"])
+            .unwrap();
+        for n in t["topological_order"].as_array().unwrap() {
+            assert!(task["dag"]["nodes"].as_array().unwrap().contains(n), "{n}");
+        }
+    }
 
     let steps = export(
         &ws,
@@ -706,22 +887,166 @@ fn levels_intent_and_critic_prefixes() {
 
     let critic = export(&ws, "out/cr", &["--format", "critic", "--intent"]);
     let lines = jsonl(&critic.join("critic.jsonl"));
-    let positives: Vec<&Value> = lines.iter().filter(|l| l["success"] == true).collect();
-    let negatives: Vec<&Value> = lines.iter().filter(|l| l["success"] == false).collect();
+    let positives: Vec<&Value> = lines.iter().filter(|l| l["is_success"] == true).collect();
+    let negatives: Vec<&Value> = lines.iter().filter(|l| l["is_success"] == false).collect();
     assert_eq!(positives.len(), 2);
     assert_eq!(negatives.len(), 2);
     for neg in negatives {
         let pos = positives
             .iter()
-            .find(|p| p["id"] == neg["prefix_of"])
+            .find(|p| p["annotation_id"] == neg["metadata"]["prefix_of"])
             .expect("a negative names its positive");
         let (pn, nn) = (
-            pos["trajectory"].as_array().unwrap(),
-            neg["trajectory"].as_array().unwrap(),
+            pos["actions"].as_array().unwrap(),
+            neg["actions"].as_array().unwrap(),
         );
         assert!(!nn.is_empty() && nn.len() < pn.len(), "strict prefix");
         assert_eq!(&pn[..nn.len()], nn.as_slice());
-        assert!(neg["intent"].is_string());
+        assert_eq!(neg["metadata"]["prefix_len"], nn.len());
+        assert!(neg["metadata"]["intent"].is_string());
+    }
+}
+
+/// AgentStudio's loaders open `<folder of the jsonl>/images/<path>`.
+fn assert_agent_studio_image(jsonl_dir: &Path, path: &Value) {
+    let p = path.as_str().unwrap();
+    assert!(
+        !p.starts_with("images/"),
+        "{p} would resolve to images/images/"
+    );
+    assert!(is_png(&jsonl_dir.join("images").join(p)), "{p}");
+}
+
+fn field_names(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
+/// An AgentStudio `Action` (pydantic, `agent_studio/utils/types.py`): `action_id`
+/// str, `obs_before` / `obs_after` str, `operation` str, `bbox` object or null,
+/// `metadata` an object of str, number, list, object or null values.
+fn assert_agent_studio_action(dir: &Path, a: &Value, action_space: &Value) {
+    assert!(a["action_id"].is_string(), "{a}");
+    assert_agent_studio_image(dir, &a["obs_before"]);
+    assert_agent_studio_image(dir, &a["obs_after"]);
+    assert!(action_space.as_array().unwrap().contains(&a["operation"]));
+    match &a["bbox"] {
+        Value::Null => {}
+        Value::Object(b) => {
+            let mut k: Vec<&str> = b.keys().map(String::as_str).collect();
+            k.sort();
+            assert_eq!(k, ["height", "width", "x", "y"], "{a}");
+            assert!(b["width"].as_i64().unwrap() > 0 && b["height"].as_i64().unwrap() > 0);
+        }
+        other => panic!("bbox {other}"),
+    }
+    let m = a["metadata"].as_object().unwrap();
+    assert!(m["repr"].is_string());
+    assert!(m.values().all(|v| !v.is_boolean()), "{a}");
+}
+
+#[test]
+fn grounding_rows_are_what_gui_grounding_eval_reads() {
+    let ws = dataset();
+    let dir = export(&ws, "out/gr", &["--format", "grounding"]);
+    let rows = jsonl(&dir.join("grounding.jsonl"));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        // GUIGroundingEval reads image, instruction, bbox (left, top, right,
+        // bottom), resolution (width, height), source and platform.
+        assert_agent_studio_image(&dir, &r["image"]);
+        assert!(r["instruction"].is_string());
+        let b: Vec<i64> = r["bbox"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert!(b.len() == 4 && b[0] < b[2] && b[1] < b[3], "{r}");
+        assert_eq!(r["resolution"], serde_json::json!([1280, 800]));
+        assert_eq!(r["source"], "synth");
+        assert_eq!(r["platform"], "desktop");
+    }
+}
+
+#[test]
+fn idm_rows_are_agent_studio_inverse_actions() {
+    let ws = dataset();
+    let dir = export(&ws, "out/idm", &["--format", "idm"]);
+    let rows = jsonl(&dir.join("idm.jsonl"));
+    assert_eq!(rows.len(), 20);
+    for r in &rows {
+        let mut k = field_names(r);
+        k.sort();
+        assert_eq!(
+            k,
+            [
+                "action_id",
+                "action_space",
+                "bbox",
+                "instruction",
+                "metadata",
+                "obs_after",
+                "obs_before",
+                "operation",
+                "platform",
+                "source"
+            ]
+        );
+        assert!(r["action_space"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(Value::is_string));
+        assert_agent_studio_action(&dir, r, &r["action_space"]);
+        assert!(r["instruction"].is_string());
+        assert_eq!(r["source"], "synth");
+        assert_eq!(r["platform"], "desktop");
+    }
+    let ops: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["operation"].as_str().unwrap())
+        .collect();
+    assert!(
+        ops.contains("MOUSE_CLICK") && ops.contains("KEY_TYPE"),
+        "{ops:?}"
+    );
+}
+
+#[test]
+fn critic_rows_are_agent_studio_episodes() {
+    let ws = dataset();
+    let dir = export(&ws, "out/crit", &["--format", "critic"]);
+    for r in jsonl(&dir.join("critic.jsonl")) {
+        let mut k = field_names(&r);
+        k.sort();
+        assert_eq!(
+            k,
+            [
+                "action_space",
+                "actions",
+                "annotation_id",
+                "instruction",
+                "is_success",
+                "metadata",
+                "platform",
+                "source"
+            ]
+        );
+        assert!(r["is_success"].is_boolean());
+        assert!(r["annotation_id"].is_string());
+        // Episode.metadata: str, int, float or object values only.
+        for v in r["metadata"].as_object().unwrap().values() {
+            assert!(v.is_string() || v.is_number() || v.is_object(), "{v}");
+        }
+        let actions = r["actions"].as_array().unwrap();
+        assert!(!actions.is_empty());
+        for a in actions {
+            assert_agent_studio_action(&dir, a, &r["action_space"]);
+        }
+        // One screen after another: each step's after is the next step's before.
+        for w in actions.windows(2) {
+            assert_eq!(w[0]["obs_after"], w[1]["obs_before"]);
+        }
     }
 }
 

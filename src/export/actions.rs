@@ -189,6 +189,29 @@ fn key_pieces(keys: &str) -> Vec<KeyPiece> {
     out
 }
 
+/// What a keyboard_input string does, as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// It types some text (possibly with named keys around it).
+    Text,
+    /// No text, at least one modifier combo (`^s`).
+    Shortcut,
+    /// Named keys only (`{ENTER}`).
+    Press,
+}
+
+/// The [`KeyKind`] of pywinauto key notation.
+pub fn key_kind(keys: &str) -> KeyKind {
+    let pieces = key_pieces(keys);
+    if pieces.iter().any(|p| matches!(p, KeyPiece::Text(_))) {
+        KeyKind::Text
+    } else if pieces.iter().any(|p| matches!(p, KeyPiece::Hotkey(_))) {
+        KeyKind::Shortcut
+    } else {
+        KeyKind::Press
+    }
+}
+
 /// The step as one line of pyautogui code.
 pub fn pyautogui(step: &StepAction<'_>) -> String {
     let at = step.rect.map(center);

@@ -1,6 +1,11 @@
-//! CriticBench-style success detection (`critic.jsonl`, AgentStudio): `{"id",
-//! "task_id", "instruction", ["intent",] "trajectory": [{"observation", "action"}],
-//! "final_observation", "success", "prefix_of"}`.
+//! CriticBench-style success detection (`critic.jsonl`), one line per episode in the
+//! shape of AgentStudio's `Episode` (what its `SuccessDetectionEval` reads):
+//! `{"annotation_id", "instruction", "actions", "is_success", "source",
+//! "platform", "metadata", "action_space"}`. `actions` are AgentStudio `Action`
+//! records ([`super::agentstudio::action`]); the screen after the last action is
+//! its `obs_after`. `metadata` holds `task_id`, `trajectory_id`, `os_map_level`,
+//! `intent` (with `--intent`) and, for a negative, `prefix_of` (the positive's
+//! annotation id) and `prefix_len`.
 //!
 //! Positives are the exported task trajectories. Each gets one negative: a strict
 //! prefix of it that stops before the task is done. The replay records after which
@@ -12,8 +17,7 @@
 
 use serde_json::{json, Value};
 
-use super::actions::render;
-use super::training::step_action;
+use super::agentstudio::{action, ACTION_SPACE, PLATFORM, SOURCE};
 use super::{ExportCx, ExportError, Written};
 
 /// FNV-1a over the id, mixed with the seed: a stable choice per trajectory.
@@ -27,36 +31,35 @@ fn pick(id: &str, seed: u64, n: usize) -> usize {
 }
 
 pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
-    let space = cx.args.actions;
     let mut lines: Vec<Value> = Vec::new();
     let mut skipped = Vec::new();
     for (task, t, r) in cx.trajectories() {
-        let steps: Vec<Value> = t
-            .actions
-            .iter()
-            .zip(&r.steps)
-            .enumerate()
-            .map(|(k, (a, s))| {
-                json!({
-                    "observation": r.images[k],
-                    "action": render(space, &step_action(a, s.control.as_ref())),
-                })
-            })
-            .collect();
+        let steps: Vec<Value> = (0..t.actions.len())
+            .map(|k| action(cx, t, r, k))
+            .collect::<Result<_, _>>()?;
         let record = |id: String, len: usize, success: bool, prefix_of: Option<&str>| {
-            let mut v = json!({
-                "id": id,
+            let mut metadata = json!({
                 "task_id": t.task_id,
-                "instruction": cx.instruction(task, t),
+                "trajectory_id": t.trajectory_id,
+                "os_map_level": cx.level(task),
             });
             if let Some(i) = cx.intent(task, t) {
-                v["intent"] = json!(i);
+                metadata["intent"] = json!(i);
             }
-            v["trajectory"] = json!(steps[..len]);
-            v["final_observation"] = json!(r.images[len]);
-            v["success"] = json!(success);
-            v["prefix_of"] = json!(prefix_of);
-            v
+            if let Some(p) = prefix_of {
+                metadata["prefix_of"] = json!(p);
+                metadata["prefix_len"] = json!(len);
+            }
+            json!({
+                "annotation_id": id,
+                "instruction": cx.instruction(task, t),
+                "actions": steps[..len],
+                "is_success": success,
+                "source": SOURCE,
+                "platform": PLATFORM,
+                "metadata": metadata,
+                "action_space": ACTION_SPACE,
+            })
         };
         lines.push(record(t.trajectory_id.clone(), steps.len(), true, None));
         let all_done = task

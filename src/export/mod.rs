@@ -20,6 +20,13 @@
 //! (`images/tasks/<trajectory id>/<k>.png`). Boxes and labels of exported actions
 //! come from the replay, so they always match the pixels.
 //!
+//! **Image references** ([`ExportArgs::image_refs`], [`ExportCx::image_ref`]):
+//! each format writes them the way its consumer resolves them: relative to the
+//! output folder (sharegpt, qwen, omnibench) or to its `images/` folder (grounding,
+//! idm, critic: AgentStudio joins `<folder of the jsonl>/images/<path>`), absolute
+//! with `--image-paths absolute`, and for openai as data URLs (the default; the
+//! `images/` folder is then removed) or URLs under `--image-base-url`.
+//!
 //! **OS-MAP levels** ([`os_map_level`]): `L1` (reactive executor) when the task is
 //! exported with its step-by-step instruction (`--instruction steps`, the task's
 //! `low_level_instruction`); otherwise `L4` (global conductor) when the task has a
@@ -47,6 +54,7 @@
 //! export an older synth left unfinished, and it is replaced with a warning.
 
 pub mod actions;
+pub mod agentstudio;
 pub mod critic;
 pub mod grounding;
 pub mod idm;
@@ -70,7 +78,9 @@ use crate::env::{ControlInfo, EnvError, Environment, Probes, Setup, SimDesktop};
 use crate::model::{
     Check, ParameterSet, Subtask, SubtaskId, SubtaskStatus, Task, TaskTrajectory, TrajectoryAction,
 };
+use crate::pipeline::verify::contract::{start_state, Instance};
 use crate::pipeline::StageContext;
+use crate::resources::Catalog;
 use crate::store::{Store, StoreError};
 
 pub use actions::ActionSpace;
@@ -97,6 +107,13 @@ pub enum ExportError {
     OutNotEmpty(PathBuf),
     #[error("cannot start the worker threads")]
     Threads(#[from] rayon::ThreadPoolBuildError),
+    #[error("{format}: {reason}")]
+    ImageOption {
+        format: Format,
+        reason: &'static str,
+    },
+    #[error("cannot load the resource catalog: {0}")]
+    Catalog(#[from] crate::resources::CatalogError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + '_ {
@@ -114,17 +131,18 @@ pub enum Format {
     Omnibench,
     /// LLaMA-Factory multimodal ShareGPT (`messages` + `images`, `dataset_info.json`).
     Sharegpt,
-    /// OpenAI chat fine-tuning JSONL with `image_url` parts.
+    /// OpenAI chat fine-tuning JSONL with `image_url` parts (data URLs by default).
     Openai,
     /// Qwen2-VL style `image` + `conversations`.
     Qwen,
     /// One OSWorld task JSON per task.
     Osworld,
-    /// Step instruction + screenshot + box (AgentStudio GroundUI style).
+    /// Step instruction + screenshot + box (rows of AgentStudio's GUIGroundingEval).
     Grounding,
-    /// Observation before and after + action (AgentStudio IDMBench style).
+    /// Observation before and after + operation (AgentStudio's InverseAction).
     Idm,
-    /// Trajectory + success label, negatives are strict prefixes (CriticBench style).
+    /// Trajectory + success label, negatives are strict prefixes (AgentStudio's
+    /// Episode, for its SuccessDetectionEval).
     Critic,
 }
 
@@ -146,6 +164,14 @@ impl Format {
     pub fn has_images(self) -> bool {
         !matches!(self, Format::Osworld)
     }
+
+    /// Where the format's relative image paths start.
+    pub fn image_root(self) -> ImageRoot {
+        match self {
+            Format::Grounding | Format::Idm | Format::Critic => ImageRoot::ImagesDir,
+            _ => ImageRoot::Out,
+        }
+    }
 }
 
 impl fmt::Display for Format {
@@ -165,15 +191,66 @@ pub enum InstructionLevel {
     Steps,
 }
 
-/// How image references are written where a format allows a choice (openai).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+/// How image references are written (`--image-paths`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ImagePaths {
-    /// Paths relative to the output folder.
-    #[default]
+    /// Relative to the folder the format's consumer resolves them against: the
+    /// output folder (sharegpt, qwen, omnibench) or its `images/` folder
+    /// (grounding, idm, critic). The default of every format but openai.
     Relative,
-    /// `data:image/png;base64,...` URLs.
+    /// Absolute paths of the image files: the data loads from any working
+    /// directory, as long as the export stays where it was written.
+    Absolute,
+    /// `data:image/png;base64,...` URLs, no image files (openai only, its default).
     DataUrl,
+}
+
+impl ImagePaths {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImagePaths::Relative => "relative",
+            ImagePaths::Absolute => "absolute",
+            ImagePaths::DataUrl => "data-url",
+        }
+    }
+}
+
+/// How an export writes image references, once the options are checked
+/// ([`ExportArgs::image_refs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageRefs {
+    /// The format ships no images (osworld).
+    None,
+    Relative,
+    Absolute,
+    DataUrl,
+    /// `<base>/<path under images/>`: the export's `images/` folder is served at
+    /// `base` (`--image-base-url`).
+    Url(String),
+}
+
+impl ImageRefs {
+    /// The mode as the manifest names it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ImageRefs::None => "none",
+            ImageRefs::Relative => "relative",
+            ImageRefs::Absolute => "absolute",
+            ImageRefs::DataUrl => "data-url",
+            ImageRefs::Url(_) => "url",
+        }
+    }
+}
+
+/// Where a format's relative image paths start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageRoot {
+    /// The output folder: paths read `images/tasks/<trajectory>/<k>.png`.
+    Out,
+    /// The output folder's `images/`: paths read `tasks/<trajectory>/<k>.png`
+    /// (AgentStudio's loaders join `<folder of the jsonl>/images/<path>`).
+    ImagesDir,
 }
 
 /// `synth export` options.
@@ -194,9 +271,15 @@ pub struct ExportArgs {
     /// The action space of exported actions.
     #[arg(long, value_enum, default_value_t = ActionSpace::Omnibench)]
     pub actions: ActionSpace,
-    /// How image references are written (openai): relative paths or data URLs.
-    #[arg(long, value_enum, default_value_t = ImagePaths::Relative)]
-    pub image_paths: ImagePaths,
+    /// How image references are written: relative (the default; see the README for
+    /// the folder each consumer resolves them against), absolute, or data URLs
+    /// (openai only, its default).
+    #[arg(long, value_enum)]
+    pub image_paths: Option<ImagePaths>,
+    /// openai: the URL the export's `images/` folder will be served at; image
+    /// URLs become `<URL>/tasks/<trajectory>/<k>.png` instead of data URLs.
+    #[arg(long, value_name = "URL")]
+    pub image_base_url: Option<String>,
     /// The instruction given: the goal (OS-MAP L2/L4) or the steps (L1).
     #[arg(long, value_enum, default_value_t = InstructionLevel::Goal)]
     pub instruction: InstructionLevel,
@@ -211,7 +294,8 @@ impl ExportArgs {
             intent: false,
             no_intent: false,
             actions: ActionSpace::Omnibench,
-            image_paths: ImagePaths::Relative,
+            image_paths: None,
+            image_base_url: None,
             instruction: InstructionLevel::Goal,
         }
     }
@@ -219,6 +303,45 @@ impl ExportArgs {
     /// Is the intent included?
     pub fn with_intent(&self) -> bool {
         self.intent && !self.no_intent
+    }
+
+    /// How image references are written, with each format's default: openai
+    /// embeds data URLs (OpenAI's fine-tuning accepts only http(s) and data URLs),
+    /// the others write paths relative to the folder their consumer resolves
+    /// them against.
+    ///
+    /// # Errors
+    /// A combination the format's consumer cannot load: file paths for openai,
+    /// data URLs or a base URL for another format, image options for osworld.
+    pub fn image_refs(&self) -> Result<ImageRefs, ExportError> {
+        let refuse = |reason: &'static str| ExportError::ImageOption {
+            format: self.format,
+            reason,
+        };
+        match (self.format, self.image_paths, &self.image_base_url) {
+            (Format::Osworld, None, None) => Ok(ImageRefs::None),
+            (Format::Osworld, _, _) => Err(refuse("osworld ships no images")),
+            (Format::Openai, None | Some(ImagePaths::DataUrl), None) => Ok(ImageRefs::DataUrl),
+            (Format::Openai, None, Some(url)) => {
+                if url.starts_with("https://") || url.starts_with("http://") {
+                    Ok(ImageRefs::Url(url.trim_end_matches('/').to_string()))
+                } else {
+                    Err(refuse("--image-base-url must be an http(s) URL"))
+                }
+            }
+            (Format::Openai, Some(_), Some(_)) => Err(refuse(
+                "--image-base-url and --image-paths exclude each other",
+            )),
+            (Format::Openai, Some(_), None) => Err(refuse(
+                "OpenAI fine-tuning accepts only http(s) URLs and base64 data URLs: use the default (data URLs) or --image-base-url",
+            )),
+            (_, _, Some(_)) => Err(refuse("--image-base-url is for openai only")),
+            (_, Some(ImagePaths::DataUrl), None) => {
+                Err(refuse("data URLs are for openai only"))
+            }
+            (_, None | Some(ImagePaths::Relative), None) => Ok(ImageRefs::Relative),
+            (_, Some(ImagePaths::Absolute), None) => Ok(ImageRefs::Absolute),
+        }
     }
 }
 
@@ -330,6 +453,29 @@ impl Dataset {
     }
 }
 
+/// What some formats read from the workspace besides the store and the desktop.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    /// The resource catalog (omnibench: the start desktops of subtask
+    /// trajectories).
+    pub catalog: Option<Catalog>,
+    /// Application name -> OSWorld id (osworld: `related_apps`).
+    pub osworld_apps: BTreeMap<String, String>,
+}
+
+impl Tables {
+    /// Loads what `format` needs from `workspace`.
+    pub fn load(format: Format, workspace: &Path) -> Result<Tables, ExportError> {
+        let mut t = Tables::default();
+        match format {
+            Format::Omnibench => t.catalog = Some(Catalog::load(workspace)?),
+            Format::Osworld => t.osworld_apps = osworld::load_apps(workspace)?,
+            _ => {}
+        }
+        Ok(t)
+    }
+}
+
 /// A node's evaluation as the replay needs it.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeChecks<'a> {
@@ -395,20 +541,47 @@ pub fn file_stem(id: &str) -> String {
     out
 }
 
-/// Replays `actions` from the fresh desktop `base`, writing a PNG per observation
-/// under `out/<images_dir>/` when `images_dir` is given, tracking which task nodes
+/// The parameter set a subtask trajectory instantiates: its `parameter_index`, or
+/// for a record without one, the set whose instruction is the trajectory's (the
+/// first set when none is).
+fn parameter_index(s: &Subtask, t: &crate::model::SubtaskTrajectory) -> usize {
+    t.parameter_index.unwrap_or_else(|| {
+        (0..s.available_parameters.len())
+            .find(|&i| s.instruction(i).as_deref() == Some(t.instruction.as_str()))
+            .unwrap_or(0)
+    })
+}
+
+/// Where a replay starts.
+#[derive(Debug, Clone, Copy)]
+pub enum Start<'a> {
+    /// `base` reset with nothing launched (task trajectories).
+    Fresh(&'a SimDesktop),
+    /// A desktop already prepared, as it is (a subtask's start desktop, where its
+    /// input resources hold).
+    Prepared(&'a SimDesktop),
+}
+
+/// Replays `actions` from `start`, writing a PNG per observation under
+/// `out/<images_dir>/` when `images_dir` is given, tracking which task nodes
 /// complete (`graph`: the task and its nodes' checks), and keeping the final
 /// desktop when `keep_final`.
 pub fn replay(
-    base: &SimDesktop,
+    start: Start<'_>,
     actions: &[TrajectoryAction],
     graph: Option<(&Task, &BTreeMap<String, NodeChecks<'_>>)>,
     out: &Path,
     images_dir: Option<&str>,
     keep_final: bool,
 ) -> Result<Replayed, ExportError> {
-    let mut desk = base.clone();
-    let mut obs = desk.reset(&Setup::default())?;
+    let (mut desk, mut obs) = match start {
+        Start::Fresh(base) => {
+            let mut desk = base.clone();
+            let obs = desk.reset(&Setup::default())?;
+            (desk, obs)
+        }
+        Start::Prepared(desk) => (desk.clone(), desk.observe()),
+    };
     let mut images = Vec::new();
     let mut bytes = 0u64;
     if let Some(dir) = images_dir {
@@ -508,7 +681,15 @@ fn advance(
 /// Everything a format writer needs.
 pub struct ExportCx<'a> {
     pub args: &'a ExportArgs,
+    /// How image references are written (checked options).
+    pub image_refs: ImageRefs,
+    /// What the format read from the workspace.
+    pub tables: &'a Tables,
+    /// Where files are written now: the staging folder beside the target.
     pub out: PathBuf,
+    /// The output folder the export ends up in, absolute: what absolute
+    /// references name.
+    pub target: PathBuf,
     pub dataset: &'a Dataset,
     /// Task trajectories that replayed, by trajectory id.
     pub replays: BTreeMap<String, Replayed>,
@@ -606,6 +787,22 @@ impl ExportCx<'_> {
             std::fs::create_dir_all(parent).map_err(io_err(parent))?;
         }
         std::fs::write(&path, text).map_err(io_err(&path))
+    }
+
+    /// The reference the format writes for the image at `rel` (relative to the
+    /// output folder, `images/...`): relative to the format's [`ImageRoot`],
+    /// absolute, a data URL or a URL under `--image-base-url`.
+    pub fn image_ref(&self, rel: &str) -> Result<String, ExportError> {
+        let under_images = || rel.strip_prefix("images/").unwrap_or(rel);
+        Ok(match &self.image_refs {
+            ImageRefs::None | ImageRefs::Relative => match self.args.format.image_root() {
+                ImageRoot::Out => rel.to_string(),
+                ImageRoot::ImagesDir => under_images().to_string(),
+            },
+            ImageRefs::Absolute => self.target.join(rel).to_string_lossy().into_owned(),
+            ImageRefs::DataUrl => self.data_url(rel)?,
+            ImageRefs::Url(base) => format!("{base}/{}", under_images()),
+        })
     }
 
     /// An image as a `data:` URL.
@@ -764,6 +961,7 @@ fn dir_bytes(dir: &Path) -> Result<(u64, usize), ExportError> {
 /// Runs `synth export`.
 pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, ExportError> {
     let started = Instant::now();
+    args.image_refs()?;
     let dataset = Dataset::load(cx.store)?;
     let base = SimDesktop::load(&cx.workspace)?;
     let default_out = cx
@@ -774,6 +972,7 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
     if args.out.is_none() {
         clear_unfinished_default(&default_out)?;
     }
+    let tables = Tables::load(args.format, &cx.workspace)?;
     let out = args.out.clone().map_or_else(
         || default_out.clone(),
         |o| {
@@ -797,27 +996,34 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
         (dataset.trajectories.len() + subtask_trajectories) as u64,
         "export",
     );
-    let report = export_dataset(args, &dataset, &base, &out, cx.jobs, cx.seed, started, &bar);
+    let report = export_dataset(
+        args, &dataset, &base, &tables, &out, cx.jobs, cx.seed, started, &bar,
+    );
     bar.finish_and_clear();
     report
 }
 
 /// Exports an already loaded dataset into `out` (what [`run`] does after loading);
-/// `bar` advances once per replayed trajectory. The files are written in the
-/// staging folder beside `out` and renamed into place when complete (see the
-/// module doc).
+/// `tables` are what the format reads from the workspace ([`Tables::load`]); `bar`
+/// advances once per replayed trajectory. The files are written in the staging
+/// folder beside `out` and renamed into place when complete (see the module doc).
 #[allow(clippy::too_many_arguments)]
 pub fn export_dataset(
     args: &ExportArgs,
     dataset: &Dataset,
     base: &SimDesktop,
+    tables: &Tables,
     out: &Path,
     jobs: usize,
     seed: u64,
     started: Instant,
     bar: &indicatif::ProgressBar,
 ) -> Result<ExportReport, ExportError> {
-    let target = out;
+    let image_refs = args.image_refs()?;
+    // Absolute references (image paths, OSWorld's upload paths) name the final
+    // folder from the root, whatever the working directory; the files are written
+    // in the staging folder until the export is complete.
+    let target = &std::path::absolute(out).map_err(io_err(out))?;
     let staging = prepare_out(target)?;
     let out = staging.as_path();
     let images = args.format.has_images();
@@ -847,7 +1053,7 @@ pub fn export_dataset(
                     .unwrap_or_default();
                 let dir = format!("images/tasks/{}", file_stem(&t.trajectory_id));
                 let r = replay(
-                    base,
+                    Start::Fresh(base),
                     &t.actions,
                     task.map(|task| (task, &checks)),
                     out,
@@ -883,33 +1089,67 @@ pub fn export_dataset(
         }
     }
 
-    // Subtask trajectories (omnibench only), from the fresh desktop.
+    // Subtask trajectories (omnibench only), each from its subtask's start desktop
+    // (the fresh desktop with the instance's input resources prepared, as verify
+    // ran it).
     let mut subtask_replays = BTreeMap::new();
     if args.format == Format::Omnibench {
-        let sub_jobs: Vec<&crate::model::SubtaskTrajectory> = dataset
+        let sub_jobs: Vec<(&Subtask, &crate::model::SubtaskTrajectory)> = dataset
             .subtasks
             .values()
-            .flat_map(|s| s.trajectories.iter())
+            .flat_map(|s| s.trajectories.iter().map(move |t| (s, t)))
             .collect();
-        let results: Vec<Result<Replayed, ExportError>> = threads.install(|| {
+        let results: Vec<Result<(Replayed, Option<String>), ExportError>> = threads.install(|| {
             sub_jobs
                 .par_iter()
-                .map(|t| {
+                .map(|(s, t)| {
                     let dir = format!("images/subtasks/{}", file_stem(&t.trajectory_id));
-                    let r = replay(base, &t.actions, None, out, Some(dir.as_str()), false);
+                    let prepared = tables
+                        .catalog
+                        .as_ref()
+                        .ok_or_else(|| "no resource catalog".to_string())
+                        .and_then(|c| {
+                            Instance::new(c, s, parameter_index(s, t)).map_err(|e| e.to_string())
+                        })
+                        .and_then(|inst| start_state(base, &inst));
+                    let r = match &prepared {
+                        Ok(desk) => replay(
+                            Start::Prepared(desk),
+                            &t.actions,
+                            None,
+                            out,
+                            Some(dir.as_str()),
+                            false,
+                        ),
+                        Err(_) => replay(
+                            Start::Fresh(base),
+                            &t.actions,
+                            None,
+                            out,
+                            Some(dir.as_str()),
+                            false,
+                        ),
+                    };
                     bar.inc(1);
-                    r
+                    r.map(|r| (r, prepared.err()))
                 })
                 .collect()
         });
-        for (t, r) in sub_jobs.iter().zip(results) {
-            let r = r?;
+        for ((_, t), r) in sub_jobs.iter().zip(results) {
+            let (r, unprepared) = r?;
             steps += r.steps.len();
             trajectories += 1;
             if r.all_ok() {
                 subtask_replays.insert(t.trajectory_id.clone(), r);
             } else {
-                // Its inputs do not hold on the fresh desktop: no screenshots.
+                let why = match unprepared {
+                    Some(reason) => format!("its start desktop cannot be prepared ({reason})"),
+                    None => "a step does not replay on its start desktop".to_string(),
+                };
+                skipped.push(format!(
+                    "subtask trajectory {}: no screenshots, {why}",
+                    t.trajectory_id
+                ));
                 let dir = out
                     .join("images/subtasks")
                     .join(file_stem(&t.trajectory_id));
@@ -927,7 +1167,10 @@ pub fn export_dataset(
 
     let ecx = ExportCx {
         args,
+        image_refs,
+        tables,
         out: out.to_path_buf(),
+        target: target.to_path_buf(),
         dataset,
         replays,
         subtask_replays,
@@ -945,11 +1188,19 @@ pub fn export_dataset(
         Format::Critic => critic::write(&ecx)?,
     };
     skipped.extend(written.skipped);
+    if ecx.image_refs == ImageRefs::DataUrl {
+        // Every image is inside the records.
+        let dir = out.join("images");
+        if dir.is_dir() {
+            std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
+        }
+    }
     let (bytes, _) = dir_bytes(out)?;
     let manifest = serde_json::json!({
         "format": args.format,
         "actions": args.actions,
-        "image_paths": args.image_paths,
+        "image_paths": ecx.image_refs.as_str(),
+        "image_base_url": args.image_base_url,
         "instruction": args.instruction,
         "intent": args.with_intent(),
         "records": written.records,

@@ -2,22 +2,23 @@
 //! `{"messages": [system, user, assistant]}`. The user message's content is a list
 //! of parts: the prompt as `{"type": "text", "text"}` and the screenshot as
 //! `{"type": "image_url", "image_url": {"url": ..., "detail": "high"}}` (an object,
-//! never a bare string); the URL is the relative path or, with
-//! `--image-paths data-url`, a `data:image/png;base64,...` URL. Images appear only
-//! in user messages; system and assistant contents are plain strings.
+//! never a bare string). OpenAI's vision fine-tuning takes an image only as an
+//! http(s) URL or a base64 data URL, so the URL is by default a
+//! `data:image/png;base64,...` URL (and no `images/` folder is left beside the
+//! file), or with `--image-base-url URL` the URL the export's `images/` folder
+//! is served at joined with the image's path under it (the folder is kept, for
+//! uploading). Images appear only in user messages; system and assistant
+//! contents are plain strings.
 
 use serde_json::{json, Value};
 
 use super::training::step_examples;
-use super::{ExportCx, ExportError, ImagePaths, Written};
+use super::{ExportCx, ExportError, Written};
 
 pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
     let mut lines: Vec<Value> = Vec::new();
     for e in step_examples(cx) {
-        let url = match cx.args.image_paths {
-            ImagePaths::Relative => e.image.clone(),
-            ImagePaths::DataUrl => cx.data_url(&e.image)?,
-        };
+        let url = cx.image_ref(&e.image)?;
         lines.push(json!({
             "messages": [
                 {"role": "system", "content": e.system},

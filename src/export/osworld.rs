@@ -1,20 +1,36 @@
 //! OSWorld task JSON, one file per task (`examples/synth/<task id>.json`), plus
 //! `test_all.json` (`{"synth": [ids]}`) and the files the setup uploads
-//! (`files/<absolute path>`).
+//! (`files/<absolute path>`). The folder is laid out like OSWorld's
+//! `evaluation_examples/`: its runner takes it as `--test_config_base_dir <out>
+//! --test_all_meta_path <out>/test_all.json`.
 //!
 //! Each task file: `id`, `snapshot` (`init_state`), `instruction` (the goal, or
 //! the steps with `--instruction steps`), `source` (`synth`), `config`,
-//! `trajectory`, `related_apps`, `evaluator` {`postconfig`, `func` (a list),
-//! `conj` (`and`), `result`, `expected`, `options` (lists of the same length as
-//! `func`)}, `os_map_level`, and a `synth` object with the intent and what could not
-//! be mapped.
+//! `trajectory`, `related_apps` (OSWorld's application ids, from the table
+//! `resources/osworld.toml`), `evaluator` {`postconfig`, `func` (a list), `conj`
+//! (`and`), `result`, `expected`, `options` (lists of the same length as
+//! `func`)}, `os_map_level`, and a `synth` object with the intent, what could not
+//! be mapped (checks named by node, nodes named by subtask id as in the omnibench
+//! export), and which desktop the task needs.
+//!
+//! **Which desktop.** A task whose applications are those of synth's simulated
+//! desktop (every task the export replays today) says so: `synth.desktop` is
+//! `simulated` and `synth.requires` tells, in a sentence, that its window titles,
+//! controls and checks are the simulated applications' and that it runs as written
+//! only on synth's desktop; OSWorld's VM has programs that play the same roles
+//! (named by `related_apps`) but not these windows. A task on real programs
+//! (names found in the table's second block) has `synth.desktop` `real`.
 //!
 //! **Setup.** The initial files a task's nodes read (input resources whose
 //! parameter is a path that exists on the fresh desktop; folders with all their
 //! files) become an `execute` step (`mkdir -p` of their folders) and an
-//! `upload_file` step whose `local_path`s are relative to the export folder. The
-//! simulated desktop's non-file initial records (contacts, known URLs, mails in
-//! `resources/desktop.toml`) have no OSWorld setup step and are not reproduced.
+//! `upload_file` step. OSWorld's setup controller checks each `local_path` from its
+//! own working directory and skips the upload (logging "Invalid local path") when
+//! the file is not there, so the `local_path`s are absolute paths into the export's
+//! `files/` folder: the tasks start with their files as long as the export stays
+//! where it was written (export again with `--out` at the final place to move it).
+//! The simulated desktop's non-file initial records (contacts, known URLs, mails
+//! in `resources/desktop.toml`) have no OSWorld setup step and are not reproduced.
 //!
 //! **Checks.** The 11 check APIs map onto `check_include_exclude` with a getter:
 //! - `check_file_exists` / `check_dir_exists`: `vm_command_line` running
@@ -41,14 +57,17 @@
 //! no metric is not exported (named in the report).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
 use super::{file_stem, ExportCx, ExportError, Written};
 use crate::env::{run_check, Probes};
 use crate::model::CheckCall;
+use crate::resources::{read_toml, CatalogError};
 
-/// OSWorld's setup step types (REFERENCE.md).
+/// OSWorld's setup step types: the `_<type>_setup` methods of its
+/// `SetupController` (`desktop_env/controllers/setup.py`).
 pub const SETUP_TYPES: &[&str] = &[
     "download",
     "upload_file",
@@ -72,6 +91,52 @@ pub const SETUP_TYPES: &[&str] = &[
 
 /// The domain folder tasks are written under.
 pub const DOMAIN: &str = "synth";
+
+/// The table of OSWorld's application ids, under the workspace.
+pub const APPS_FILE: &str = "resources/osworld.toml";
+
+/// The application ids OSWorld's own task files use in `related_apps`.
+pub const OSWORLD_APP_IDS: &[&str] = &[
+    "chrome",
+    "gimp",
+    "libreoffice_calc",
+    "libreoffice_impress",
+    "libreoffice_writer",
+    "os",
+    "terminal",
+    "thunderbird",
+    "vlc",
+    "vscode",
+];
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AppsFile {
+    apps: BTreeMap<String, String>,
+}
+
+/// Reads [`APPS_FILE`]: application name -> OSWorld id.
+///
+/// # Errors
+/// The file is missing or malformed, or names an id OSWorld does not use.
+pub fn load_apps(workspace: &Path) -> Result<BTreeMap<String, String>, CatalogError> {
+    let path = workspace.join(APPS_FILE);
+    let file: AppsFile = read_toml(&path)?;
+    if let Some((app, id)) = file
+        .apps
+        .iter()
+        .find(|(_, id)| !OSWORLD_APP_IDS.contains(&id.as_str()))
+    {
+        return Err(CatalogError::Invalid {
+            path,
+            message: format!(
+                "'{app}' maps to '{id}', which is not one of OSWorld's ids ({})",
+                OSWORLD_APP_IDS.join(", ")
+            ),
+        });
+    }
+    Ok(file.apps)
+}
 
 /// One OSWorld metric with its getters.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,12 +250,15 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
         } else {
             traj.topological_order.clone()
         };
+        // Nodes are named as the omnibench export names them (by subtask id).
+        let node_ids = super::omnibench::node_ids(task);
+        let node_id = |n: &String| node_ids.get(n).cloned().unwrap_or_else(|| n.clone());
         let mut metrics: Vec<Metric> = Vec::new();
         let mut seen = BTreeSet::new();
         let mut unmapped: Vec<Value> = Vec::new();
         for n in &order {
             let Some(nc) = cx.dataset.node_checks(task, n) else {
-                unmapped.push(json!({"node": n, "check": null, "reason": "the node's subtask has no evaluation"}));
+                unmapped.push(json!({"node": node_id(n), "check": null, "reason": "the node's subtask has no evaluation"}));
                 continue;
             };
             for check in nc.checks {
@@ -208,7 +276,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
                 };
                 let mut c = check.clone();
                 c.call = call;
-                unmapped.push(json!({"node": n, "check": c, "reason": reason}));
+                unmapped.push(json!({"node": node_id(n), "check": c, "reason": reason}));
             }
         }
         if metrics.is_empty() {
@@ -268,7 +336,10 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
         if !files.is_empty() {
             let list: Vec<Value> = files
                 .keys()
-                .map(|p| json!({"local_path": format!("files{p}"), "path": p}))
+                .map(|p| {
+                    let local = cx.target.join(format!("files{p}"));
+                    json!({"local_path": local.to_string_lossy(), "path": p})
+                })
                 .collect();
             config.push(json!({"type": "upload_file", "parameters": {"files": list}}));
         }
@@ -278,6 +349,41 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
             .values()
             .map(|n| n.application.as_str())
             .collect();
+        let related: BTreeSet<&str> = apps
+            .iter()
+            .filter_map(|a| cx.tables.osworld_apps.get(*a).map(String::as_str))
+            .collect();
+        let unmapped_apps: Vec<&str> = apps
+            .iter()
+            .copied()
+            .filter(|a| !cx.tables.osworld_apps.contains_key(*a))
+            .collect();
+        let simulated: Vec<&str> = apps
+            .iter()
+            .copied()
+            .filter(|a| cx.base.app(a).is_some())
+            .collect();
+        let mut about = json!({
+            "task_intent": task.task_intent,
+            "reference_trajectory": traj.trajectory_id,
+            "applications": apps,
+        });
+        if simulated.is_empty() {
+            about["desktop"] = json!("real");
+        } else {
+            about["desktop"] = json!("simulated");
+            about["requires"] = json!(format!(
+                "This task was made on synth's simulated desktop: its instruction, window titles, \
+                 controls and checks are those of the simulated applications {}, which OSWorld's VM \
+                 does not have. It runs as written only on synth's desktop; related_apps names the \
+                 OSWorld programs that play the same roles.",
+                simulated.join(", ")
+            ));
+        }
+        if !unmapped_apps.is_empty() {
+            about["unmapped_apps"] = json!(unmapped_apps);
+        }
+        about["unmapped_checks"] = json!(unmapped);
         let record = json!({
             "id": task_id,
             "snapshot": "init_state",
@@ -285,7 +391,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
             "source": "synth",
             "config": config,
             "trajectory": "trajectories/",
-            "related_apps": apps,
+            "related_apps": related,
             "evaluator": {
                 "postconfig": [],
                 "func": metrics.iter().map(|m| m.func).collect::<Vec<_>>(),
@@ -295,11 +401,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
                 "options": metrics.iter().map(|m| m.options.clone()).collect::<Vec<_>>(),
             },
             "os_map_level": cx.level(task),
-            "synth": {
-                "task_intent": task.task_intent,
-                "reference_trajectory": traj.trajectory_id,
-                "unmapped_checks": unmapped,
-            },
+            "synth": about,
         });
         cx.write_json(
             &format!("examples/{DOMAIN}/{}.json", file_stem(&task_id)),
@@ -320,6 +422,20 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_simulated_application_has_an_osworld_id() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let apps = load_apps(root).unwrap();
+        let desk = crate::env::SimDesktop::load(root).unwrap();
+        for app in desk.apps() {
+            assert!(
+                apps.contains_key(&app.spec.name),
+                "{} has no OSWorld id in {APPS_FILE}",
+                app.spec.name
+            );
+        }
+    }
 
     #[test]
     fn quoting_survives_single_quotes() {

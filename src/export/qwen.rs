@@ -12,16 +12,17 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
     let records: Vec<Value> = step_examples(cx)
         .into_iter()
         .map(|e| {
-            json!({
+            let image = cx.image_ref(&e.image)?;
+            Ok(json!({
                 "id": e.id,
-                "image": e.image,
+                "image": image,
                 "conversations": [
                     {"from": "human", "value": format!("<image>\n{}\n\n{}", e.system, e.prompt)},
                     {"from": "gpt", "value": e.answer},
                 ],
-            })
+            }))
         })
-        .collect();
+        .collect::<Result<_, ExportError>>()?;
     cx.write_json("data.json", &records)?;
     Ok(Written {
         records: records.len(),

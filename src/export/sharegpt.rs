@@ -36,16 +36,17 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
     let records: Vec<Value> = step_examples(cx)
         .into_iter()
         .map(|e| {
-            json!({
+            let image = cx.image_ref(&e.image)?;
+            Ok(json!({
                 "system": e.system,
                 "messages": [
                     {"role": "user", "content": format!("{}\n<image>", e.prompt)},
                     {"role": "assistant", "content": e.answer},
                 ],
-                "images": [e.image],
-            })
+                "images": [image],
+            }))
         })
-        .collect();
+        .collect::<Result<_, ExportError>>()?;
     cx.write_json("data.json", &records)?;
     cx.write_json("dataset_info.json", &dataset_info("data.json"))?;
     Ok(Written {
