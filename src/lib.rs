@@ -1,7 +1,7 @@
 //! synth: synthesizes benchmark tasks and training trajectories for computer-use
 //! (GUI) agents, in the style of OmniBench.
 //!
-//! Module map (DESIGN.md section 2): [`model`] holds the data types, [`resources`]
+//! Module map: [`model`] holds the data types, [`resources`]
 //! the static catalogues, [`graph`] the task-graph engine, [`env`] the environment
 //! trait and the simulated desktop, [`llm`] the language-model layer, [`store`] the
 //! SQLite store, [`pipeline`] the stages, [`eval`] OmniEval scoring and agents,

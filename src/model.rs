@@ -4,7 +4,7 @@
 //! (`instruction_template`, `available_parameters`, `OS`, `successful_topo`, ...).
 //! Everything here is plain serde data: no I/O, no model calls, nothing executable.
 //! The store persists these types as JSON; the pool and task JSONL files are their
-//! serializations (DESIGN.md section 3.1).
+//! serializations.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -279,7 +279,7 @@ pub struct SubtaskTrajectory {
     pub parameter_index: Option<usize>,
 }
 
-/// One of the 11 check APIs with its arguments (DESIGN.md 4.4). Arguments may hold
+/// One of the 11 check APIs with its arguments. Arguments may hold
 /// `{placeholders}` that are filled from the parameter set before evaluation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "api", content = "args", rename_all = "snake_case")]
@@ -632,7 +632,7 @@ pub struct ValidationAttempt {
     pub discrepancy: Option<String>,
 }
 
-/// A task (OmniBench C.4) with synth's additions (DESIGN.md 3.1). Only the four
+/// A task (OmniBench C.4) with synth's additions. Only the four
 /// fields of C.4 are required when reading; everything else is optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {

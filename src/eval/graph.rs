@@ -1,4 +1,4 @@
-//! The graph evaluator (OmniBench section 4.1, DESIGN.md 7.3).
+//! The graph evaluator (OmniBench section 4.1).
 //!
 //! Every node of a task graph is in one of three states. Nodes with in-degree 0
 //! start Evaluating, the others Waiting. After every action the Evaluating nodes

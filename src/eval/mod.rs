@@ -1,4 +1,4 @@
-//! OmniEval (DESIGN.md 7.3, OmniBench section 4.1): scores agents on task graphs.
+//! OmniEval (OmniBench section 4.1): scores agents on task graphs.
 //!
 //! Owns the graph evaluator ([`graph`]: node states Waiting / Evaluating /
 //! Completed, checks after every action, stall detection, replay of a run in an

@@ -640,7 +640,7 @@ pub fn replay(
     })
 }
 
-/// The graph evaluator's release rule (DESIGN.md 7.3): a node is checked once all
+/// The graph evaluator's release rule: a node is checked once all
 /// its predecessors completed; a completion releases successors in the same call.
 fn advance(
     task: &Task,

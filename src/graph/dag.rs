@@ -8,7 +8,7 @@
 //!
 //! Owns: depth (nodes on the longest path), width (maximum antichain, by Dilworth's
 //! theorem), the exact number of topological orders, the orders themselves in
-//! lexicographic order up to a cap, and the coherency score `CS_max` (DESIGN.md 7.2).
+//! lexicographic order up to a cap, and the coherency score `CS_max`.
 //! No I/O.
 
 /// The largest number of nodes a task graph may have (see the module docs).

@@ -1,4 +1,4 @@
-//! The task-graph engine (DESIGN.md section 7): the instantiated subtask pool and its
+//! The task-graph engine: the instantiated subtask pool and its
 //! dependency relation, complexity measures, composition of tasks to complexity
 //! targets, topological orders and coherence.
 //!

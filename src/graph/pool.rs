@@ -3,7 +3,7 @@
 //! An instance is a pair (subtask, index into its `available_parameters`) with the
 //! input and output [`Resource`]s that [`resources::instantiate`] gives it. Instance
 //! `b` depends on instance `a` (edge `a → b`) iff some output resource of `a` equals,
-//! kind and parameter, some input resource of `b` (DESIGN.md 3). An instance never
+//! kind and parameter, some input resource of `b`. An instance never
 //! depends on itself (a subtask that edits a file in place reads and writes the same
 //! resource).
 //!

@@ -28,7 +28,7 @@ pub const DEFAULT_MAX_NODES: usize = 10;
 /// Default smallest task (nodes): a task composes at least two subtasks.
 pub const DEFAULT_MIN_NODES: usize = 2;
 
-/// The level distribution of OmniBench figure 3 (DESIGN.md 7.1), in percent
+/// The level distribution of OmniBench figure 3, in percent
 /// (easy, medium, hard), indexed like [`Dimension::ALL`].
 pub const OMNIBENCH_LEVELS: [[f64; 3]; 5] = [
     [31.8, 32.2, 36.0], // dependency

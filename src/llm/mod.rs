@@ -1,7 +1,7 @@
 //! The language-model layer: role trait, backends, prompts, call record, retries.
 //!
-//! Stages ask [`LanguageModel`] for typed results (one method per role of DESIGN.md
-//! section 5: explorer, actor, coder, planner, summarizer, reconstructor) and never
+//! Stages ask [`LanguageModel`] for typed results (one method per role:
+//! explorer, actor, coder, planner, summarizer, reconstructor) and never
 //! see HTTP or JSON. This module owns:
 //!
 //! - [`roles`]: the typed request contexts, the typed results and their validation,
@@ -52,7 +52,7 @@ pub use ping::{ping, PingReport};
 pub use record::{usage_summary, RoleUsage, CALL_RECORD_MIGRATION};
 pub use roles::*;
 
-/// The six language-model roles of DESIGN.md section 5.
+/// The six language-model roles
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]

@@ -700,7 +700,7 @@ impl RoleRequest for ReconstructRequest {
     }
 }
 
-/// The registry of the 11 check APIs of DESIGN.md 4.4, built from
+/// The registry of the 11 check APIs, built from
 /// [`CheckCall`]'s variants. The environment owns the authoritative registry; this
 /// one serves tests and callers that have no environment at hand.
 pub fn model_check_api_docs() -> Vec<ApiDoc> {

@@ -1,5 +1,5 @@
 //! `synth trajectories`: task trajectories (OmniBench C.5) from verified subtask
-//! trajectories, replayed and checked by the graph evaluator (DESIGN.md 7.3).
+//! trajectories, replayed and checked by the graph evaluator.
 //!
 //! For each validated task without stored trajectories, and each of its first K
 //! orders in `successful_topo` (default 1), the task trajectory is the

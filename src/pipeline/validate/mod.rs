@@ -1,4 +1,4 @@
-//! The deterministic core of `synth validate` (DESIGN.md section 6, OmniBench B.4):
+//! The deterministic core of `synth validate` (OmniBench B.4):
 //! summarize a task's DAG into an instruction, reconstruct the dependencies from
 //! the instruction alone, compare them with the DAG, and re-summarize with the
 //! discrepancies until they agree.

@@ -9,7 +9,7 @@
 //! a record of a collection, a document open in a minimised window...). An input no
 //! rule can prepare makes the instance unverifiable, with the reason.
 //!
-//! The contract (DESIGN.md 4.3): inputs hold before the trajectory (true of the start
+//! The contract: inputs hold before the trajectory (true of the start
 //! desktop by construction), outputs hold after it, in the simulator's judgement
 //! ([`SimDesktop::holds`]). Discriminative power: an evaluation must fail on the
 //! trajectories of other subtasks replayed from their own start desktops.
