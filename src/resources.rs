@@ -473,6 +473,32 @@ mod tests {
     }
 
     #[test]
+    fn slots_name_their_kind_and_parameter() {
+        assert_eq!(split_slot("pdf_path"), ("pdf_path", "pdf_path"));
+        assert_eq!(split_slot("pdf_path:new_pdf_path"), ("pdf_path", "new_pdf_path"));
+        assert_eq!(slot_of("pdf_path", "pdf_path"), "pdf_path");
+        assert_eq!(slot_of("pdf_path", "other_pdf_path"), "pdf_path:other_pdf_path");
+        let c = Catalog::load(&workspace()).unwrap();
+        let s: Subtask = serde_json::from_value(serde_json::json!({
+            "id": "x", "instruction_template": "In PDF Tool, append '{other_pdf_path}' to '{pdf_path}', saving '{new_pdf_path}'.",
+            "application": "PDF Tool",
+            "available_parameters": [{"pdf_path": "/home/user/a.pdf", "other_pdf_path": "/home/user/b.pdf", "new_pdf_path": "/home/user/c.pdf"}],
+            "input_resources": ["pdf_path", "pdf_path:other_pdf_path"],
+            "output_resources": ["pdf_path:new_pdf_path"]
+        }))
+        .unwrap();
+        let (ins, outs) = instantiate(&c, &s, 0).unwrap();
+        assert_eq!(
+            ins,
+            vec![
+                Resource::new("pdf_path", Some("/home/user/a.pdf".into())),
+                Resource::new("pdf_path", Some("/home/user/b.pdf".into())),
+            ]
+        );
+        assert_eq!(outs, vec![Resource::new("pdf_path", Some("/home/user/c.pdf".into()))]);
+    }
+
+    #[test]
     fn shipped_catalogues_load() {
         let c = Catalog::load(&workspace()).unwrap();
         assert_eq!(c.categories.len(), 12);

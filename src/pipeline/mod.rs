@@ -1,4 +1,4 @@
-//! The pipeline stages, one module each (STYLE.md: one name per stage, everywhere).
+//! The pipeline stages, one module each (one name per stage, everywhere).
 //!
 //! A stage takes its options and a [`StageContext`] and returns a report; rejected
 //! records are data in the store, not errors. Stages never touch `anyhow`, exit

@@ -962,10 +962,32 @@ mod tests {
             "meeting_notes"
         );
         assert_eq!(stem_of("https://news.example.com/tech"), "tech");
+        // Marks an earlier output was given are not part of the name.
+        assert_eq!(stem_of("/home/user/a/report_copy_2.pdf"), "report");
+        assert_eq!(stem_of("/home/user/a/launch_deck_exported_11.pdf"), "launch_deck");
+        assert_eq!(stem_of("/home/user/a/board-4.md"), "board_4");
         let taken = BTreeSet::from(["Review Meeting notes".to_string()]);
         assert_eq!(
             output_record("todo_item", "meeting_notes", 0, &taken),
             "Follow up on Meeting notes"
+        );
+    }
+
+    #[test]
+    fn outputs_are_named_by_what_the_action_did() {
+        assert_eq!(participle("export the deck as PDF"), "exported");
+        assert_eq!(participle("save the image under a new name"), "saved");
+        assert_eq!(participle("copy the picture"), "copied");
+        assert_eq!(participle("take a screenshot"), "taken");
+        assert_eq!(participle("play a song"), "played");
+        let taken = BTreeSet::from(["/home/user/Documents/plan.pdf".to_string()]);
+        assert_eq!(
+            output_path("pdf_path", "pdf", "plan", None, "exported", &taken),
+            "/home/user/Documents/plan_exported.pdf"
+        );
+        assert_eq!(
+            output_path("pdf_path", "pdf", "notes", None, "exported", &taken),
+            "/home/user/Documents/notes.pdf"
         );
     }
 
