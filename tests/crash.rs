@@ -292,7 +292,7 @@ fn killed_anywhere_resumes_to_the_same_bytes() {
         })
         .collect();
     let (fa, fb) = (outputs(&whole), outputs(&crashed));
-    let files: Vec<&String> = fa
+    let files: std::collections::BTreeSet<&String> = fa
         .keys()
         .chain(fb.keys())
         .filter(|k| fa.get(*k) != fb.get(*k))
