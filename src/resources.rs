@@ -475,9 +475,15 @@ mod tests {
     #[test]
     fn slots_name_their_kind_and_parameter() {
         assert_eq!(split_slot("pdf_path"), ("pdf_path", "pdf_path"));
-        assert_eq!(split_slot("pdf_path:new_pdf_path"), ("pdf_path", "new_pdf_path"));
+        assert_eq!(
+            split_slot("pdf_path:new_pdf_path"),
+            ("pdf_path", "new_pdf_path")
+        );
         assert_eq!(slot_of("pdf_path", "pdf_path"), "pdf_path");
-        assert_eq!(slot_of("pdf_path", "other_pdf_path"), "pdf_path:other_pdf_path");
+        assert_eq!(
+            slot_of("pdf_path", "other_pdf_path"),
+            "pdf_path:other_pdf_path"
+        );
         let c = Catalog::load(&workspace()).unwrap();
         let s: Subtask = serde_json::from_value(serde_json::json!({
             "id": "x", "instruction_template": "In PDF Tool, append '{other_pdf_path}' to '{pdf_path}', saving '{new_pdf_path}'.",
@@ -495,7 +501,10 @@ mod tests {
                 Resource::new("pdf_path", Some("/home/user/b.pdf".into())),
             ]
         );
-        assert_eq!(outs, vec![Resource::new("pdf_path", Some("/home/user/c.pdf".into()))]);
+        assert_eq!(
+            outs,
+            vec![Resource::new("pdf_path", Some("/home/user/c.pdf".into()))]
+        );
     }
 
     #[test]

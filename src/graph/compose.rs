@@ -40,6 +40,10 @@
 //! opens it once, changes it and saves (one sitting), so such pairs are never
 //! placed as predecessor and successor.
 //!
+//! No two nodes do the same job (the same inputs into outputs of the same kinds),
+//! and no task ends only in nodes whose outputs vanish unused (the clipboard, media
+//! playing): a copy nobody pastes is no result.
+//!
 //! # Fan-in
 //! Growing one node at a time from a root, attached to what is there, gives mostly
 //! out-trees: a node that needs the outputs of two others is added only when both
@@ -1063,7 +1067,7 @@ fn attempt(
             reached |= 1 << i;
         }
     }
-    if reached != 0b11111 || (join_slot && !has_join(&g)) {
+    if reached != 0b11111 || (join_slot && !has_join(&g)) || transient_sink(pool, &g) {
         return Attempt {
             task: None,
             reached,
@@ -1173,6 +1177,35 @@ fn join_cone(
     has_join(&g).then_some(g)
 }
 
+/// Does every node with no successor make only state that vanishes unused (the
+/// clipboard, media playing, a calculator result: kinds without a parameter)? Such
+/// a task delivers nothing that lasts.
+fn transient_sink(pool: &Pool<'_>, g: &Growth) -> bool {
+    (0..g.nodes.len()).all(|v| {
+        g.dag.succs(v) == 0
+            && pool.slim[g.nodes[v] as usize].outputs.iter().all(|&r| {
+                let kind = &pool.resource(r as usize).kind;
+                pool.catalog().kinds.get(kind).is_some_and(|k| !k.parameter)
+            })
+    })
+}
+
+/// Do two instances do the same job: the same inputs (at least one), outputs of
+/// the same kinds (zipping one file twice, converting it to PDF twice)?
+fn same_job(pool: &Pool<'_>, a: u32, b: u32) -> bool {
+    let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
+    let kinds = |s: &crate::graph::pool::Slim| {
+        let mut k: Vec<&str> = s
+            .outputs
+            .iter()
+            .map(|&r| pool.resource(r as usize).kind.as_str())
+            .collect();
+        k.sort_unstable();
+        k
+    };
+    !sa.inputs.is_empty() && sa.inputs == sb.inputs && kinds(sa) == kinds(sb)
+}
+
 /// Is resource `r` a file or folder (a path kind)?
 fn is_file(pool: &Pool<'_>, r: u32) -> bool {
     let kind = &pool.resource(r as usize).kind;
@@ -1246,6 +1279,7 @@ fn evaluate(
     };
     if bits(preds).any(|v| same_app_file(g.nodes[v], x))
         || bits(succs).any(|v| same_app_file(x, g.nodes[v]))
+        || g.nodes.iter().any(|&v| same_job(pool, v, x))
     {
         return None;
     }

@@ -4,7 +4,9 @@
 //! speaks for the whole group and names files a given task may never touch. The
 //! statement here is derived from the task alone:
 //! - what it delivers: every output of a node that no other node of the task
-//!   consumes (the results a user is left with), in the task's order;
+//!   consumes (the results a user is left with), in the task's order, leaving out
+//!   state that vanishes (the clipboard, media playing) when something lasting is
+//!   delivered too;
 //! - what it starts from: every input no node of the task produces (what is on the
 //!   desktop already);
 //! - why: the purpose of the task's scenario (`purpose` in `categories.toml`).
@@ -34,11 +36,16 @@ pub fn statement(
     let produced: Vec<&Resource> = nodes.iter().flat_map(|n| n.outputs).collect();
     let consumed: Vec<&Resource> = nodes.iter().flat_map(|n| n.inputs).collect();
     let mut results: Vec<String> = Vec::new();
+    let mut transient: Vec<String> = Vec::new();
     let mut sources: Vec<String> = Vec::new();
     for &v in order {
         let node = &nodes[v];
         for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
-            push_new(&mut results, phrase(catalog, r, node.instruction));
+            let p = phrase(catalog, r, node.instruction);
+            if catalog.kinds.get(&r.kind).is_some_and(|k| !k.parameter) {
+                push_new(&mut transient, p.clone());
+            }
+            push_new(&mut results, p);
         }
         for r in node.inputs.iter().filter(|r| !produced.contains(r)) {
             // Starting points worth naming are the ones the user recognises by a
@@ -47,6 +54,16 @@ pub fn statement(
                 push_new(&mut sources, phrase(catalog, r, node.instruction));
             }
         }
+    }
+    // State that vanishes (the clipboard, media playing) is no goal beside a
+    // result that lasts.
+    let lasting: Vec<String> = results
+        .iter()
+        .filter(|r| !transient.contains(r))
+        .cloned()
+        .collect();
+    if !lasting.is_empty() {
+        results = lasting;
     }
     if results.is_empty() {
         results.push("the work done".to_string());

@@ -964,7 +964,10 @@ mod tests {
         assert_eq!(stem_of("https://news.example.com/tech"), "tech");
         // Marks an earlier output was given are not part of the name.
         assert_eq!(stem_of("/home/user/a/report_copy_2.pdf"), "report");
-        assert_eq!(stem_of("/home/user/a/launch_deck_exported_11.pdf"), "launch_deck");
+        assert_eq!(
+            stem_of("/home/user/a/launch_deck_exported_11.pdf"),
+            "launch_deck"
+        );
         assert_eq!(stem_of("/home/user/a/board-4.md"), "board_4");
         let taken = BTreeSet::from(["Review Meeting notes".to_string()]);
         assert_eq!(
