@@ -487,7 +487,7 @@ mod tests {
         let c = Catalog::load(&workspace()).unwrap();
         let s: Subtask = serde_json::from_value(serde_json::json!({
             "id": "x", "instruction_template": "In PDF Tool, append '{other_pdf_path}' to '{pdf_path}', saving '{new_pdf_path}'.",
-            "application": "PDF Tool",
+            "application": "PDF Tool", "OS": "Linux",
             "available_parameters": [{"pdf_path": "/home/user/a.pdf", "other_pdf_path": "/home/user/b.pdf", "new_pdf_path": "/home/user/c.pdf"}],
             "input_resources": ["pdf_path", "pdf_path:other_pdf_path"],
             "output_resources": ["pdf_path:new_pdf_path"]

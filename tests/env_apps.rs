@@ -664,7 +664,14 @@ fn browser_and_feed_reader() {
     assert!(holds(&d, "url", Some("https://news.example.com")));
     let mut f = open("Feed Reader");
     type_in(&mut f, "Feed URL", "https://blog.example.net/feed{ENTER}");
-    assert!(holds(&f, "url", Some("https://blog.example.net/feed")));
+    // A subscription is the reader's; it does not make the address a site the
+    // browser knows.
+    assert!(holds(
+        &f,
+        "feed_subscription",
+        Some("https://blog.example.net/feed")
+    ));
+    assert!(!holds(&f, "url", Some("https://blog.example.net/feed")));
     click(&mut f, "Articles");
     dclick(&mut f, "Tips for remote work");
     click(&mut f, "Save as Text");

@@ -36,22 +36,21 @@
 //! validate stage can reconstruct it from resources alone. Two instances that would
 //! depend on each other (a cycle) are never placed in the same task.
 //!
-//! A file handed between two nodes of the same application is no edge: a person
-//! opens it once, changes it and saves (one sitting), so such pairs are never
-//! placed as predecessor and successor.
+//! A file handed between two nodes of the same application that both change it and
+//! save another of its kind is no edge: a person opens it once, changes it and
+//! saves (one sitting), so such pairs are never placed as predecessor and successor.
 //!
-//! No two nodes do the same job (the same inputs into outputs of the same kinds),
-//! and no task ends only in nodes whose outputs vanish unused (the clipboard, media
+//! No task ends only in nodes whose outputs vanish unused (the clipboard, media
 //! playing): a copy nobody pastes is no result.
 //!
 //! # Fan-in
 //! Growing one node at a time from a root, attached to what is there, gives mostly
 //! out-trees: a node that needs the outputs of two others is added only when both
 //! happen to be present already. Every [`JOIN_EVERY`]-th slot of three or more nodes
-//! is therefore a join slot: before each growth step it looks for a node that needs
-//! an output of the graph and of one more instance, adds that instance first (even
-//! unattached) and then the node that joins them, and the task is kept only when
-//! some node has two or more predecessors. Every edge is still a real hand-off.
+//! (that need not be wide) is therefore a join slot: its graph starts from a node
+//! that needs the outputs of two others and the producers of its inputs, drawn
+//! from the scope recursively (its cone), and the task is kept only when some node
+//! has two or more predecessors. Every edge is still a real hand-off.
 //!
 //! # Determinism
 //! Task `slot`s `0..count` are processed in fixed-size chunks. Every attempt draws
@@ -969,7 +968,9 @@ fn attempt(
     };
 
     let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
-    let join_slot = s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && s.tries < RELAX_AFTER;
+    // A join narrows the graph: slots that must be wide are no join slots.
+    let join_slot =
+        s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < RELAX_AFTER;
     let (scope, seeded) = if join_slot && !world.join_order.is_empty() {
         // A scope with a node that can join two branches, this one when it has.
         let scope = if world.joinable[scope].is_empty() {
@@ -1190,22 +1191,6 @@ fn transient_sink(pool: &Pool<'_>, g: &Growth) -> bool {
     })
 }
 
-/// Do two instances do the same job: the same inputs (at least one), outputs of
-/// the same kinds (zipping one file twice, converting it to PDF twice)?
-fn same_job(pool: &Pool<'_>, a: u32, b: u32) -> bool {
-    let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
-    let kinds = |s: &crate::graph::pool::Slim| {
-        let mut k: Vec<&str> = s
-            .outputs
-            .iter()
-            .map(|&r| pool.resource(r as usize).kind.as_str())
-            .collect();
-        k.sort_unstable();
-        k
-    };
-    !sa.inputs.is_empty() && sa.inputs == sb.inputs && kinds(sa) == kinds(sb)
-}
-
 /// Is resource `r` a file or folder (a path kind)?
 fn is_file(pool: &Pool<'_>, r: u32) -> bool {
     let kind = &pool.resource(r as usize).kind;
@@ -1269,17 +1254,21 @@ fn evaluate(
     if preds | succs == 0 && !detached {
         return None;
     }
-    // A file handed between two nodes of one application is work a person does
-    // in one sitting (open once, change, save): not a hand-off between subtasks.
+    // A file handed between two nodes of one application that each change it and
+    // save another of its kind is work a person does in one sitting (open once,
+    // change, save): not a hand-off between subtasks.
     let same_app_file = |a: u32, b: u32| {
-        pool.slim[a as usize].app == pool.slim[b as usize].app
-            && pool.slim[a as usize].outputs.iter().any(|&r| {
-                pool.slim[b as usize].inputs.binary_search(&r).is_ok() && is_file(pool, r)
+        let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
+        let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+        sa.app == sb.app
+            && sa.outputs.iter().any(|&r| {
+                sb.inputs.binary_search(&r).is_ok()
+                    && is_file(pool, r)
+                    && sb.outputs.iter().any(|&o| kind(o) == kind(r))
             })
     };
     if bits(preds).any(|v| same_app_file(g.nodes[v], x))
         || bits(succs).any(|v| same_app_file(x, g.nodes[v]))
-        || g.nodes.iter().any(|&v| same_job(pool, v, x))
     {
         return None;
     }

@@ -182,7 +182,7 @@ mod tests {
         }];
         assert_eq!(
             statement(&cat, &nodes, &[0], "no such scenario"),
-            "Get the setting and the text on the clipboard."
+            "Get the setting."
         );
     }
 }

@@ -46,6 +46,10 @@ pub const NON_PATH_RULES: &[(&str, &str)] = &[
     ("expense_record", "an expense has this label"),
     ("url", "the browser can load this address (a known site)"),
     ("bookmark", "a bookmark for this address exists"),
+    (
+        "feed_subscription",
+        "the feed reader is subscribed to this address",
+    ),
     ("media_playing", "a media file is playing"),
     (
         "setting_value",
