@@ -345,9 +345,7 @@ impl OfflineExplorer {
             for r in &outs {
                 if let Some(p) = &r.parameter {
                     let name = output_name(plan, &r.kind);
-                    if !values.contains_key(&name) {
-                        values.insert(name, p.clone());
-                    }
+                    values.entry(name).or_insert_with(|| p.clone());
                     local_taken.insert(p.clone());
                 }
             }
@@ -651,12 +649,10 @@ fn stem_of(value: &str) -> String {
     // names the same thing: drop the marks and counters it was given.
     loop {
         let n = parts.len();
-        let counter = n > 2
-            && parts[n - 1].chars().all(|c| c.is_ascii_digit())
-            && (parts[n - 2] == "copy" || parts[n - 2].ends_with("ed"));
-        if counter {
-            parts.pop();
-        } else if n > 1 && (parts[n - 1] == "copy" || parts[n - 1].ends_with("ed")) {
+        let mark = |p: &str| p == "copy" || p.ends_with("ed");
+        let counter =
+            n > 2 && parts[n - 1].chars().all(|c| c.is_ascii_digit()) && mark(parts[n - 2]);
+        if counter || (n > 1 && mark(parts[n - 1])) {
             parts.pop();
         } else {
             break;
