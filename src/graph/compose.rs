@@ -889,6 +889,37 @@ struct Growth {
     cats: Vec<u32>,
 }
 
+impl Growth {
+    /// A graph without nodes.
+    fn empty() -> Growth {
+        Growth {
+            nodes: Vec::new(),
+            dag: SmallDag::with_nodes(0),
+            anc: [0; MAX_NODES],
+            desc: [0; MAX_NODES],
+            down: [0; MAX_NODES],
+            up: [0; MAX_NODES],
+            edges: 0,
+            depth: 0,
+            cats: Vec::new(),
+        }
+    }
+
+    /// The graph of the single node `root`.
+    fn rooted(pool: &Pool<'_>, root: u32) -> Growth {
+        let mut g = Growth::empty();
+        g.nodes.push(root);
+        g.dag = SmallDag::with_nodes(1);
+        g.depth = 1;
+        g.cats.push(pool.slim[root as usize].category);
+        g.anc[0] = 1;
+        g.desc[0] = 1;
+        g.down[0] = 1;
+        g.up[0] = 1;
+        g
+    }
+}
+
 struct Candidate {
     inst: u32,
     preds: u32,
@@ -994,23 +1025,7 @@ fn attempt(
     } else {
         (scope, None)
     };
-    let mut g = seeded.unwrap_or_else(|| Growth {
-        nodes: vec![root],
-        dag: SmallDag::with_nodes(1),
-        anc: [0; MAX_NODES],
-        desc: [0; MAX_NODES],
-        down: [0; MAX_NODES],
-        up: [0; MAX_NODES],
-        edges: 0,
-        depth: 1,
-        cats: vec![pool.slim[root as usize].category],
-    });
-    if g.nodes.len() == 1 {
-        g.anc[0] = 1;
-        g.desc[0] = 1;
-        g.down[0] = 1;
-        g.up[0] = 1;
-    }
+    let mut g = seeded.unwrap_or_else(|| Growth::rooted(pool, root));
 
     let mut cands: Vec<Candidate> = Vec::with_capacity(CANDIDATES);
     let mut tried: Vec<u32> = Vec::with_capacity(DRAWS);
@@ -1151,17 +1166,7 @@ fn join_cone(
         }
     }
     // Add the cone in an order where each node's inputs are there already.
-    let mut g = Growth {
-        nodes: Vec::new(),
-        dag: SmallDag::with_nodes(0),
-        anc: [0; MAX_NODES],
-        desc: [0; MAX_NODES],
-        down: [0; MAX_NODES],
-        up: [0; MAX_NODES],
-        edges: 0,
-        depth: 0,
-        cats: Vec::new(),
-    };
+    let mut g = Growth::empty();
     let mut left = cone;
     left.push(x);
     while !left.is_empty() {

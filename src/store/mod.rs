@@ -99,6 +99,15 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Is the error SQLite's "database is locked" (SQLITE_BUSY)?
+fn is_busy(e: &StoreError) -> bool {
+    matches!(
+        e,
+        StoreError::Sql(rusqlite::Error::SqliteFailure(f, _))
+            if f.code == rusqlite::ErrorCode::DatabaseBusy
+    )
+}
+
 impl Store {
     /// Opens (creating if needed) the store at `path`, in WAL mode, and applies any
     /// migrations it lacks. Takes no writer lock: for tests and for callers that
@@ -173,6 +182,7 @@ impl Store {
         } else {
             Self::connect(path)?
         };
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
         match check_integrity(&conn, path) {
             Err(StoreError::Damaged { detail, .. }) => {
                 tracing::warn!(store = %path.display(), %detail, "the store is damaged; what is read may be incomplete");
@@ -205,11 +215,16 @@ impl Store {
         })
     }
 
+    /// Opens the file read-write, waiting (up to 30 s) for other connections' locks
+    /// from the first statement on: the integrity check may run while another
+    /// process switches the journal mode or migrates.
     fn connect(path: &Path) -> Result<Connection, StoreError> {
-        Connection::open(path).map_err(|source| StoreError::Open {
+        let conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
             source,
-        })
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        Ok(conn)
     }
 
     /// An in-memory store, for tests.
@@ -224,10 +239,25 @@ impl Store {
         lock: Option<lock::WriterLock>,
     ) -> Result<Store, StoreError> {
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        migrations::apply(&mut conn, path)?;
+        // Switching a new file to WAL while another process does the same can get
+        // SQLITE_BUSY without the busy handler being asked (SQLite's deadlock
+        // avoidance): such a step is retried after a short pause.
+        let mut tries = 0;
+        loop {
+            let step = conn
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(StoreError::from)
+                .and_then(|()| migrations::apply(&mut conn, path));
+            match step {
+                Err(e) if is_busy(&e) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other?,
+            }
+        }
         Ok(Store {
             path: path.to_path_buf(),
             conn: Arc::new(Mutex::new(conn)),
