@@ -1112,24 +1112,11 @@ pub fn export_dataset(
                             Instance::new(c, s, parameter_index(s, t)).map_err(|e| e.to_string())
                         })
                         .and_then(|inst| start_state(base, &inst));
-                    let r = match &prepared {
-                        Ok(desk) => replay(
-                            Start::Prepared(desk),
-                            &t.actions,
-                            None,
-                            out,
-                            Some(dir.as_str()),
-                            false,
-                        ),
-                        Err(_) => replay(
-                            Start::Fresh(base),
-                            &t.actions,
-                            None,
-                            out,
-                            Some(dir.as_str()),
-                            false,
-                        ),
+                    let start = match &prepared {
+                        Ok(desk) => Start::Prepared(desk),
+                        Err(_) => Start::Fresh(base),
                     };
+                    let r = replay(start, &t.actions, None, out, Some(dir.as_str()), false);
                     bar.inc(1);
                     r.map(|r| (r, prepared.err()))
                 })

@@ -68,20 +68,7 @@ impl Store {
     /// Stores an intent unless one with the same id exists. Returns whether it was
     /// inserted.
     pub fn put_intent(&self, rec: &IntentRecord, run: Option<i64>) -> Result<bool, StoreError> {
-        let body = serde_json::to_string(rec).expect("intent records always serialize");
-        let n = self.conn().execute(
-            "INSERT OR IGNORE INTO intents (id, intent, status, reason, body, run_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                rec.id,
-                rec.intent,
-                rec.status.as_str(),
-                rec.reason,
-                body,
-                run
-            ],
-        )?;
-        Ok(n == 1)
+        Ok(self.put_intents(std::slice::from_ref(rec), run)?[0])
     }
 
     /// Stores every intent of one planner reply in one transaction (a killed stage
