@@ -55,6 +55,22 @@ pub enum EnvError {
     LintFailed(usize),
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
+    /// A real backend failed: the display, a bus, an application or a server.
+    #[error("{backend} desktop: {message}")]
+    Backend {
+        backend: &'static str,
+        message: String,
+    },
+}
+
+impl EnvError {
+    /// A failure of the real backend `backend` ("x11", "osworld").
+    pub fn backend(backend: &'static str, message: impl Into<String>) -> EnvError {
+        EnvError::Backend {
+            backend,
+            message: message.into(),
+        }
+    }
 }
 
 /// How to prepare a fresh desktop. Every backend interprets the same fields.
@@ -93,14 +109,23 @@ pub struct Observation {
     /// What happened on the last step ("Saved /home/user/a.docx", "No control '7'").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
-    /// The compact layout snapshot; [`render_png`] turns it into a screenshot.
+    /// The compact layout snapshot; [`render_png`] turns it into a screenshot. A real
+    /// backend fills its title, application and controls from the accessibility tree.
     pub scene: Scene,
+    /// The screen as captured by a real backend (PNG). None on the simulated desktop,
+    /// whose screenshot is rendered from `scene`.
+    #[serde(skip)]
+    pub captured: Option<std::sync::Arc<Vec<u8>>>,
 }
 
 impl Observation {
     /// Screenshot as PNG bytes; `marks` adds numbered set-of-marks boxes.
     pub fn screenshot(&self, marks: bool) -> Result<Vec<u8>, EnvError> {
-        render_png(&self.scene, marks)
+        match &self.captured {
+            Some(png) if marks => render::mark_png(png, &self.controls),
+            Some(png) => Ok(png.as_ref().clone()),
+            None => render_png(&self.scene, marks),
+        }
     }
 }
 
@@ -165,14 +190,73 @@ pub trait Probes {
     fn window_titles(&self) -> Vec<String>;
 }
 
-/// A desktop an agent acts on. Backends: [`SimDesktop`]; later an OSWorld client.
+/// A desktop an agent acts on. Backends: [`SimDesktop`] (embedded), [`x11`] (real
+/// applications on an X display) and [`osworld`] (a client of OSWorld's in-VM server).
+///
+/// `observe` and `step` fail only when the backend itself fails (a display that went
+/// away, a server that does not answer); a wrong action is a normal [`StepOutcome`]
+/// with `ok == false`.
 pub trait Environment {
     /// Back to the initial desktop, then applies `setup`.
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError>;
     /// The current observation.
-    fn observe(&self) -> Observation;
-    /// Performs an action. Wrong actions are reported in the outcome, never errors.
-    fn step(&mut self, action: &Action) -> StepOutcome;
+    fn observe(&self) -> Result<Observation, EnvError>;
+    /// Performs an action.
+    fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError>;
     /// What the check APIs read.
     fn probes(&self) -> &dyn Probes;
+}
+
+/// Which desktop the stages act on (`--env`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EnvBackend {
+    /// The embedded simulated desktop (no display, deterministic).
+    #[default]
+    Sim,
+    /// Real Linux applications on an X display (Xvfb), driven with XTest and read
+    /// through the accessibility bus.
+    X11,
+    /// A VM running OSWorld's in-VM server, reached over HTTP (`--osworld-url`).
+    Osworld,
+}
+
+impl EnvBackend {
+    pub fn name(self) -> &'static str {
+        match self {
+            EnvBackend::Sim => "sim",
+            EnvBackend::X11 => "x11",
+            EnvBackend::Osworld => "osworld",
+        }
+    }
+}
+
+/// How to open desktops of the chosen backend: the factory every stage, export,
+/// report and eval gets its environments from.
+#[derive(Debug, Clone, Default)]
+pub struct EnvSetup {
+    pub backend: EnvBackend,
+    /// The workspace whose `resources/` describe the applications.
+    pub workspace: PathBuf,
+    /// `--osworld-url`: the in-VM server of `--env osworld`.
+    pub osworld_url: Option<String>,
+}
+
+impl EnvSetup {
+    /// Opens desktop number `slot` (0-based; parallel workers use separate slots,
+    /// which real backends map to separate displays, buses and sandboxes).
+    ///
+    /// # Errors
+    /// The backend's own: missing programs, a display that does not start, a
+    /// server that does not answer, unreadable application files.
+    pub fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
+        let _ = slot;
+        match self.backend {
+            EnvBackend::Sim => Ok(Box::new(SimDesktop::load(&self.workspace)?)),
+            other => Err(EnvError::backend(
+                other.name(),
+                "this backend is not available yet",
+            )),
+        }
+    }
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::EnvError;
+use super::{ControlInfo, EnvError};
 
 pub const SCREEN_WIDTH: u32 = 1280;
 pub const SCREEN_HEIGHT: u32 = 800;
@@ -107,8 +107,11 @@ impl Scene {
 
 type Rgb = [u8; 3];
 
+/// RGB8 pixels, row-major, `w` by `h`.
 struct Canvas {
     px: Vec<u8>,
+    w: usize,
+    h: usize,
 }
 
 /// The bundled font (compiled in; a unit test proves it parses, so `None` would
@@ -132,16 +135,18 @@ impl Canvas {
     fn new() -> Canvas {
         Canvas {
             px: vec![0; (SCREEN_WIDTH * SCREEN_HEIGHT * 3) as usize],
+            w: SCREEN_WIDTH as usize,
+            h: SCREEN_HEIGHT as usize,
         }
     }
 
     fn fill(&mut self, r: [i32; 4], c: Rgb) {
-        let x0 = r[0].clamp(0, SCREEN_WIDTH as i32) as usize;
-        let x1 = r[2].clamp(0, SCREEN_WIDTH as i32) as usize;
-        let y0 = r[1].clamp(0, SCREEN_HEIGHT as i32) as usize;
-        let y1 = r[3].clamp(0, SCREEN_HEIGHT as i32) as usize;
+        let x0 = r[0].clamp(0, self.w as i32) as usize;
+        let x1 = r[2].clamp(0, self.w as i32) as usize;
+        let y0 = r[1].clamp(0, self.h as i32) as usize;
+        let y1 = r[3].clamp(0, self.h as i32) as usize;
         for y in y0..y1 {
-            let row = y * SCREEN_WIDTH as usize * 3;
+            let row = y * self.w * 3;
             for x in x0..x1 {
                 let i = row + x * 3;
                 self.px[i..i + 3].copy_from_slice(&c);
@@ -157,10 +162,10 @@ impl Canvas {
     }
 
     fn blend(&mut self, x: i32, y: i32, c: Rgb, a: u8) {
-        if x < 0 || y < 0 || x >= SCREEN_WIDTH as i32 || y >= SCREEN_HEIGHT as i32 || a == 0 {
+        if x < 0 || y < 0 || x >= self.w as i32 || y >= self.h as i32 || a == 0 {
             return;
         }
-        let i = (y as usize * SCREEN_WIDTH as usize + x as usize) * 3;
+        let i = (y as usize * self.w + x as usize) * 3;
         for (dst, src) in self.px[i..i + 3].iter_mut().zip(c) {
             let bg = *dst as u32;
             *dst = ((src as u32 * a as u32 + bg * (255 - a as u32)) / 255) as u8;
@@ -225,20 +230,7 @@ const WHITE: Rgb = [255, 255, 255];
 
 /// Renders a scene as PNG bytes; `marks` draws numbered set-of-marks boxes.
 pub fn render_png(scene: &Scene, marks: bool) -> Result<Vec<u8>, EnvError> {
-    let px = render_rgb(scene, marks);
-    let mut out = Vec::with_capacity(200_000);
-    {
-        let mut enc = png::Encoder::new(&mut out, SCREEN_WIDTH, SCREEN_HEIGHT);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        let mut w = enc
-            .write_header()
-            .map_err(|e| EnvError::Render(e.to_string()))?;
-        w.write_image_data(&px)
-            .map_err(|e| EnvError::Render(e.to_string()))?;
-    }
-    Ok(out)
+    encode_rgb(&render_rgb(scene, marks), SCREEN_WIDTH, SCREEN_HEIGHT)
 }
 
 /// Renders a scene as raw RGB8 pixels (row-major, 1280x800).
@@ -298,22 +290,62 @@ pub fn render_rgb(scene: &Scene, marks: bool) -> Vec<u8> {
     }
     if marks {
         for c in &scene.controls {
-            let col = mark_color(&c.control_type);
-            cv.stroke(c.rect, col);
-            let tw = Canvas::text_width(&c.label, 11.0);
-            let box_r = [c.rect[0], c.rect[1], c.rect[0] + tw + 6, c.rect[1] + 14];
-            cv.fill(box_r, col);
-            cv.text(
-                box_r[0] + 3,
-                box_r[1] + 1,
-                &c.label,
-                11.0,
-                WHITE,
-                box_r[2] + 2,
-            );
+            draw_mark(&mut cv, c.rect, &c.label, &c.control_type);
         }
     }
     cv.px
+}
+
+/// One set-of-marks box: the control's outline and its label in a filled tab.
+fn draw_mark(cv: &mut Canvas, rect: [i32; 4], label: &str, control_type: &str) {
+    let col = mark_color(control_type);
+    cv.stroke(rect, col);
+    let tw = Canvas::text_width(label, 11.0);
+    let box_r = [rect[0], rect[1], rect[0] + tw + 6, rect[1] + 14];
+    cv.fill(box_r, col);
+    cv.text(box_r[0] + 3, box_r[1] + 1, label, 11.0, WHITE, box_r[2] + 2);
+}
+
+/// A captured screenshot (PNG of any size) with set-of-marks boxes drawn over
+/// `controls`, as PNG.
+pub fn mark_png(png_bytes: &[u8], controls: &[ControlInfo]) -> Result<Vec<u8>, EnvError> {
+    let err = |e: &dyn std::fmt::Display| EnvError::Render(e.to_string());
+    let mut dec = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = dec.read_info().map_err(|e| err(&e))?;
+    let mut buf = vec![0; reader.output_buffer_size().unwrap_or(0)];
+    let info = reader.next_frame(&mut buf).map_err(|e| err(&e))?;
+    let (w, h) = (info.width as usize, info.height as usize);
+    let channels = info.color_type.samples();
+    let mut px = Vec::with_capacity(w * h * 3);
+    for p in buf[..w * h * channels].chunks_exact(channels) {
+        match channels {
+            1 | 2 => px.extend([p[0]; 3]),
+            _ => px.extend(&p[..3]),
+        }
+    }
+    let mut cv = Canvas { px, w, h };
+    for c in controls {
+        draw_mark(&mut cv, c.rect, &c.label, &c.control_type);
+    }
+    encode_rgb(&cv.px, w as u32, h as u32)
+}
+
+/// RGB8 pixels as PNG bytes.
+pub fn encode_rgb(px: &[u8], width: u32, height: u32) -> Result<Vec<u8>, EnvError> {
+    let mut out = Vec::with_capacity(200_000);
+    {
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut w = enc
+            .write_header()
+            .map_err(|e| EnvError::Render(e.to_string()))?;
+        w.write_image_data(px)
+            .map_err(|e| EnvError::Render(e.to_string()))?;
+    }
+    Ok(out)
 }
 
 fn draw_control(cv: &mut Canvas, scene: &Scene, c: &SceneControl) {

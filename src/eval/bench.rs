@@ -126,7 +126,12 @@ pub fn run_episode(
             })
             .map_or([0; 4], |c| c.rect);
         let before = crate::pipeline::narrate::observation_before(&observation, &decision.action);
-        let outcome = env.step(&decision.action);
+        let outcome = env
+            .step(&decision.action)
+            .map_err(|source| EvalError::Env {
+                task: task_label(task),
+                source,
+            })?;
         actions.push(TrajectoryAction {
             call: decision.action.call.clone(),
             rect,

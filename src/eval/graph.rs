@@ -402,7 +402,10 @@ pub fn replay(
         if evaluator.all_completed() || evaluator.stalled() {
             break;
         }
-        env.step(action);
+        env.step(action).map_err(|source| EvalError::Env {
+            task: task_label(task),
+            source,
+        })?;
         steps += 1;
         evaluator.after_step(env.probes());
     }

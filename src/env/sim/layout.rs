@@ -68,6 +68,7 @@ impl Live {
             controls: self.controls.iter().map(|c| c.info.clone()).collect(),
             feedback,
             scene: self.scene.clone(),
+            captured: None,
         }
     }
 

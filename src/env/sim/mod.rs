@@ -327,6 +327,19 @@ impl SimDesktop {
         self.live = OnceLock::new();
     }
 
+    /// The current observation. The simulator cannot fail, so this is the
+    /// infallible form of [`Environment::observe`], for code that holds a
+    /// `SimDesktop` itself (the offline explorer and actor search its states).
+    pub fn observe(&self) -> Observation {
+        self.live().observation(self.state.feedback.clone())
+    }
+
+    /// Performs `action`: the infallible form of [`Environment::step`].
+    pub fn step(&mut self, action: &Action) -> StepOutcome {
+        let (ok, feedback) = self.do_step(action);
+        self.finish(ok, feedback)
+    }
+
     /// Performs `action` like [`Environment::step`] without building the
     /// observation; returns whether the action was valid.
     pub fn step_quiet(&mut self, action: &Action) -> bool {
@@ -666,16 +679,15 @@ impl Environment for SimDesktop {
             effects::launch(&mut self.state, &self.apps[idx]);
         }
         self.refresh();
-        Ok(self.observe())
+        Ok(SimDesktop::observe(self))
     }
 
-    fn observe(&self) -> Observation {
-        self.live().observation(self.state.feedback.clone())
+    fn observe(&self) -> Result<Observation, EnvError> {
+        Ok(SimDesktop::observe(self))
     }
 
-    fn step(&mut self, action: &Action) -> StepOutcome {
-        let (ok, feedback) = self.do_step(action);
-        self.finish(ok, feedback)
+    fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        Ok(SimDesktop::step(self, action))
     }
 
     fn probes(&self) -> &dyn Probes {

@@ -15,7 +15,6 @@ use crate::env::sim::{vfs, SimDesktop};
 use crate::env::spec::{
     collection_spec, AppSpec, ControlSpec, ControlType, Effect, ItemSource, Op,
 };
-use crate::env::Environment;
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
 

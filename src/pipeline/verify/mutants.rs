@@ -129,7 +129,7 @@ pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> 
                 }
             }
         }
-        crate::env::Environment::step(&mut desk, &a.to_action());
+        desk.step(&a.to_action());
     }
     out
 }
