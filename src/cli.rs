@@ -77,7 +77,7 @@ pub enum LogFormat {
 pub enum Command {
     /// The whole pipeline (explore, verify, intents, compose, validate,
     /// trajectories, export, report), each stage skipping work already done.
-    Run(pipeline::run::RunArgs),
+    Run(crate::run::RunArgs),
     /// Propose subtasks per application (explorer role) and store them as proposed.
     Explore(pipeline::explore::ExploreArgs),
     /// Group verified subtasks into task intents (the planner role).
@@ -355,6 +355,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             no_cache: cli.global.no_cache,
             replay_file: None,
         },
+        env: Default::default(),
     };
     let result = run_command(&cli, &settings, &file, &catalog, &cx);
     if let Err(err) = &result {
@@ -382,7 +383,7 @@ fn run_command(
     let mut out = stdout.lock();
     match &cli.command {
         Command::Run(args) => {
-            let report = pipeline::run::run(args, &file.compose, cx)?;
+            let report = crate::run::run(args, &file.compose, cx)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }
@@ -624,7 +625,7 @@ fn llm_ping(global: &GlobalArgs, file: &ConfigFile) -> Result<Outcome> {
 mod tests {
     use super::*;
     use crate::pipeline::intents::IntentsStageError;
-    use crate::pipeline::run::RunError;
+    use crate::run::RunError;
     use crate::store::StoreError;
 
     #[test]

@@ -4,7 +4,8 @@
 //! Module map: [`model`] holds the data types, [`resources`]
 //! the static catalogues, [`graph`] the task-graph engine, [`env`] the environment
 //! trait and the simulated desktop, [`llm`] the language-model layer, [`store`] the
-//! SQLite store, [`pipeline`] the stages, [`eval`] OmniEval scoring and agents,
+//! SQLite store, [`stage`] the context every stage runs with, [`pipeline`] the stages,
+//! [`run`] the whole pipeline in one command, [`eval`] OmniEval scoring and agents,
 //! [`export`] the dataset exporters, [`report`] the HTML page about the store,
 //! [`review`] the human review sheet and its marks, and [`cli`] the command line.
 
@@ -19,4 +20,6 @@ pub mod pipeline;
 pub mod report;
 pub mod resources;
 pub mod review;
+pub mod run;
+pub mod stage;
 pub mod store;

@@ -32,6 +32,7 @@ fn context<'a>(ws: &Path, store: &'a Store, catalog: &'a Catalog) -> StageContex
         jobs: 1,
         quiet: true,
         llm: LlmSetup::default(),
+        env: Default::default(),
     }
 }
 

@@ -178,6 +178,7 @@ impl Fixture {
                 no_cache: false,
                 replay_file: None,
             },
+            env: Default::default(),
         }
     }
 }

@@ -66,6 +66,7 @@ fn run_verify(store: &Store, args: &VerifyArgs, roles: OfflineRoles, jobs: usize
         jobs,
         quiet: true,
         llm: LlmSetup::default(),
+        env: Default::default(),
     };
     verify::run(args, &cx, roles).unwrap()
 }
@@ -545,6 +546,7 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
             no_cache: false,
             replay_file: None,
         },
+        env: Default::default(),
     };
     let report = verify::run(&VerifyArgs::default(), &cx, OfflineRoles::default()).unwrap();
     assert_eq!(report.verified, 1, "{report}");

@@ -236,23 +236,26 @@ impl EnvBackend {
 #[derive(Debug, Clone, Default)]
 pub struct EnvSetup {
     pub backend: EnvBackend,
-    /// The workspace whose `resources/` describe the applications.
-    pub workspace: PathBuf,
     /// `--osworld-url`: the in-VM server of `--env osworld`.
     pub osworld_url: Option<String>,
 }
 
 impl EnvSetup {
-    /// Opens desktop number `slot` (0-based; parallel workers use separate slots,
-    /// which real backends map to separate displays, buses and sandboxes).
+    /// Opens desktop number `slot` of the workspace `workspace` (whose `resources/`
+    /// describe the applications). Parallel workers use separate slots, which real
+    /// backends map to separate displays, buses and sandboxes.
     ///
     /// # Errors
     /// The backend's own: missing programs, a display that does not start, a
     /// server that does not answer, unreadable application files.
-    pub fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
+    pub fn open(
+        &self,
+        workspace: &std::path::Path,
+        slot: usize,
+    ) -> Result<Box<dyn Environment + Send>, EnvError> {
         let _ = slot;
         match self.backend {
-            EnvBackend::Sim => Ok(Box::new(SimDesktop::load(&self.workspace)?)),
+            EnvBackend::Sim => Ok(Box::new(SimDesktop::load(workspace)?)),
             other => Err(EnvError::backend(
                 other.name(),
                 "this backend is not available yet",

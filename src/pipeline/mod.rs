@@ -9,97 +9,9 @@ pub mod explore;
 pub mod intents;
 pub mod narrate;
 pub mod quality;
-pub mod run;
 pub mod stats;
 pub mod trajectories;
 pub mod validate;
 pub mod verify;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use crate::llm::{Backend, ClientOptions, LanguageModel, LlmConfig, LlmError, OfflineRoles};
-use crate::resources::Catalog;
-use crate::store::Store;
-
-/// The shared handles a stage works with.
-pub struct StageContext<'a> {
-    pub workspace: PathBuf,
-    pub store: &'a Store,
-    pub catalog: &'a Catalog,
-    pub seed: u64,
-    pub jobs: usize,
-    pub quiet: bool,
-    /// Which language-model backend the stages that call models use.
-    pub llm: LlmSetup,
-}
-
-/// The language-model settings of a command (`--llm`, `[llm]`, `--no-cache`).
-#[derive(Debug, Clone, Default)]
-pub struct LlmSetup {
-    pub backend: Backend,
-    pub config: LlmConfig,
-    /// `--no-cache`: ask again even when the call record holds an answer.
-    pub no_cache: bool,
-    /// For `replay`: a JSONL call record to answer from instead of the store's.
-    pub replay_file: Option<PathBuf>,
-}
-
-impl StageContext<'_> {
-    /// The backend for one stage run: `offline` answers with `offline` (the stage's
-    /// rule-based roles), `openai` and `replay` go through the shared call record in
-    /// the store, tagged with `run_id`.
-    ///
-    /// # Errors
-    /// Those of [`crate::llm::select_backend`] (no key, unreachable endpoint...).
-    pub async fn language_model(
-        &self,
-        run_id: i64,
-        offline: OfflineRoles,
-    ) -> Result<Arc<dyn LanguageModel>, LlmError> {
-        let opts = ClientOptions {
-            run_id: run_id.to_string(),
-            no_cache: self.llm.no_cache,
-            prompts_dir: Some(self.workspace.join("prompts")).filter(|d| d.is_dir()),
-            check_endpoint: true,
-        };
-        crate::llm::select_backend(
-            self.llm.backend,
-            self.llm.config.clone(),
-            self.store.shared_conn(),
-            opts,
-            offline,
-            self.llm.replay_file.clone(),
-        )
-        .await
-    }
-
-    /// A runtime for a stage's model calls (the stages themselves are synchronous).
-    ///
-    /// # Errors
-    /// When the operating system refuses the runtime's threads.
-    pub fn runtime(&self) -> std::io::Result<tokio::runtime::Runtime> {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(self.jobs.clamp(1, 4))
-            .enable_all()
-            .build()
-    }
-
-    /// A progress bar for `len` items, hidden with `--quiet` or when stderr is not
-    /// a terminal.
-    pub fn progress(&self, len: u64, what: &str) -> indicatif::ProgressBar {
-        if self.quiet {
-            return indicatif::ProgressBar::hidden();
-        }
-        let bar = indicatif::ProgressBar::new(len);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({per_sec}, {elapsed})",
-            )
-            .expect("static template")
-            .progress_chars("=> "),
-        );
-        bar.set_prefix(what.to_string());
-        bar
-    }
-}
+pub use crate::stage::{LlmSetup, StageContext};

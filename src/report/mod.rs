@@ -1203,6 +1203,7 @@ mod tests {
             jobs: 1,
             quiet: true,
             llm: Default::default(),
+            env: Default::default(),
         };
         let args = ReportArgs {
             no_timestamp: true,

@@ -14,17 +14,17 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::compose::{ComposeArgs, ComposeDefaults};
-use super::explore::ExploreArgs;
-use super::intents::IntentsArgs;
-use super::trajectories::TrajectoriesArgs;
-use super::validate::stage::ValidateArgs;
-use super::verify::VerifyArgs;
-use super::StageContext;
 use crate::export::{ExportArgs, Format};
 use crate::graph::Profile;
 use crate::model::{Dimension, Level, SubtaskStatus};
+use crate::pipeline::compose::{ComposeArgs, ComposeDefaults};
+use crate::pipeline::explore::ExploreArgs;
+use crate::pipeline::intents::IntentsArgs;
+use crate::pipeline::trajectories::TrajectoriesArgs;
+use crate::pipeline::validate::stage::ValidateArgs;
+use crate::pipeline::verify::VerifyArgs;
 use crate::report::ReportArgs;
+use crate::stage::StageContext;
 use crate::store::intents::IntentStatus;
 use crate::store::Table;
 
@@ -66,17 +66,17 @@ fn serialize_display<S: serde::Serializer>(v: &Profile, s: S) -> Result<S::Ok, S
 #[non_exhaustive]
 pub enum RunError {
     #[error("explore: {0}")]
-    Explore(#[from] super::explore::ExploreError),
+    Explore(#[from] crate::pipeline::explore::ExploreError),
     #[error("verify: {0}")]
-    Verify(#[from] super::verify::VerifyError),
+    Verify(#[from] crate::pipeline::verify::VerifyError),
     #[error("intents: {0}")]
-    Intents(#[from] super::intents::IntentsStageError),
+    Intents(#[from] crate::pipeline::intents::IntentsStageError),
     #[error("compose: {0}")]
-    Compose(#[from] super::compose::ComposeStageError),
+    Compose(#[from] crate::pipeline::compose::ComposeStageError),
     #[error("validate: {0}")]
-    Validate(#[from] super::validate::stage::ValidateStageError),
+    Validate(#[from] crate::pipeline::validate::stage::ValidateStageError),
     #[error("trajectories: {0}")]
-    Trajectories(#[from] super::trajectories::TrajectoriesStageError),
+    Trajectories(#[from] crate::pipeline::trajectories::TrajectoriesStageError),
     #[error("export: {0}")]
     Export(#[from] crate::export::ExportError),
     #[error("report: {0}")]
@@ -164,12 +164,12 @@ pub fn run(
     };
 
     let t = Instant::now();
-    let r = super::explore::run(&stage_args::<ExploreArgs>(&[]), cx)?;
+    let r = crate::pipeline::explore::run(&stage_args::<ExploreArgs>(&[]), cx)?;
     timed("explore", t, r.to_string());
 
     let t = Instant::now();
-    let roles = super::explore::stage_roles(cx)?;
-    let r = super::verify::run(&stage_args::<VerifyArgs>(&[]), cx, roles)?;
+    let roles = crate::pipeline::explore::stage_roles(cx)?;
+    let r = crate::pipeline::verify::run(&stage_args::<VerifyArgs>(&[]), cx, roles)?;
     timed("verify", t, r.to_string());
 
     // Intents are planned once per pool: a repeated `synth intents` proposes new
@@ -178,17 +178,17 @@ pub fn run(
     // (its run, finished `ok`, with the pool's signature), never from "some intents
     // exist": a killed planning stage is planned again.
     let t = Instant::now();
-    let signature = super::intents::pool_signature(
+    let signature = crate::pipeline::intents::pool_signature(
         cx.store
             .subtasks(SubtaskStatus::Verified)
-            .map_err(super::intents::IntentsStageError::from)?
+            .map_err(crate::pipeline::intents::IntentsStageError::from)?
             .iter()
             .map(|s| s.id.0.as_str()),
     );
     let planned = cx
         .store
         .intents_planned_for(&signature)
-        .map_err(super::intents::IntentsStageError::from)?;
+        .map_err(crate::pipeline::intents::IntentsStageError::from)?;
     if !planned {
         // Offline, every group the planner finds, not the first 64: the groups past
         // the cap hold the applications the wide groups miss (14 of 28
@@ -200,13 +200,13 @@ pub fn run(
         } else {
             &[]
         };
-        let r = super::intents::run(&stage_args::<IntentsArgs>(argv), cx)?;
+        let r = crate::pipeline::intents::run(&stage_args::<IntentsArgs>(argv), cx)?;
         timed("intents", t, r.to_string());
     } else {
         let stored = cx
             .store
             .count(Table::Intents, Some(IntentStatus::Accepted.as_str()))
-            .map_err(super::intents::IntentsStageError::from)?;
+            .map_err(crate::pipeline::intents::IntentsStageError::from)?;
         timed(
             "intents",
             t,
@@ -219,7 +219,7 @@ pub fn run(
     let profile = args.profile.to_string();
     let compose_args: ComposeArgs =
         stage_args(&["--count", count.as_str(), "--profile", profile.as_str()]);
-    let r = super::compose::run(&compose_args, compose_defaults, cx)?;
+    let r = crate::pipeline::compose::run(&compose_args, compose_defaults, cx)?;
     let shortfall = r.shortfall.is_some();
     timed("compose", t, r.to_string());
 
@@ -231,11 +231,11 @@ pub fn run(
     }
 
     let t = Instant::now();
-    let r = super::validate::stage::run(&stage_args::<ValidateArgs>(&[]), cx)?;
+    let r = crate::pipeline::validate::stage::run(&stage_args::<ValidateArgs>(&[]), cx)?;
     timed("validate", t, r.to_string());
 
     let t = Instant::now();
-    let r = super::trajectories::run(&stage_args::<TrajectoriesArgs>(&[]), cx)?;
+    let r = crate::pipeline::trajectories::run(&stage_args::<TrajectoriesArgs>(&[]), cx)?;
     timed("trajectories", t, r.to_string());
 
     let generated = cx.workspace.join("generated");
@@ -276,7 +276,7 @@ fn missing_levels(cx: &StageContext<'_>) -> Result<Vec<(Dimension, Level)>, RunE
     for stored in cx
         .store
         .tasks(None)
-        .map_err(super::compose::ComposeStageError::from)?
+        .map_err(crate::pipeline::compose::ComposeStageError::from)?
     {
         if let Some(c) = &stored.task.complexity {
             for d in Dimension::ALL {
@@ -326,7 +326,7 @@ fn top_up_levels(
                 argv.push("--no-intents");
             }
             let args: ComposeArgs = stage_args(&argv);
-            let r = super::compose::run(&args, compose_defaults, cx)?;
+            let r = crate::pipeline::compose::run(&args, compose_defaults, cx)?;
             if r.made + r.already_present > 0 {
                 made.push(format!("{dimension} {level}: {} tasks", r.made));
                 break;
@@ -349,7 +349,7 @@ fn top_up_capabilities(
         let tested = cx
             .store
             .tasks(None)
-            .map_err(super::compose::ComposeStageError::from)?
+            .map_err(crate::pipeline::compose::ComposeStageError::from)?
             .iter()
             .filter_map(|t| t.task.complexity.as_ref())
             .any(|c| capability.matches(&c.levels));
@@ -371,7 +371,11 @@ fn top_up_capabilities(
             if no_intents {
                 argv.push("--no-intents");
             }
-            let r = super::compose::run(&stage_args::<ComposeArgs>(&argv), compose_defaults, cx)?;
+            let r = crate::pipeline::compose::run(
+                &stage_args::<ComposeArgs>(&argv),
+                compose_defaults,
+                cx,
+            )?;
             if r.made + r.already_present > 0 {
                 made.push(format!("{}: {} tasks", capability.name, r.made));
                 break;
