@@ -17,7 +17,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Action;
+use crate::model::{Action, ParameterSet};
+use crate::resources::Resource;
 
 pub use checks::{check_apis, evaluate, run_check, CheckApi};
 pub use command::{run_command, EnvCommand};
@@ -188,15 +189,22 @@ pub trait Probes {
     fn screen_texts(&self) -> Vec<String>;
     /// The titles of all open windows.
     fn window_titles(&self) -> Vec<String>;
+    /// Every file and folder below the folder `dir`, at any depth, as (path,
+    /// is a folder), sorted by path; empty when there is no such folder.
+    fn paths_under(&self, dir: &str) -> Vec<(String, bool)>;
 }
 
-/// A desktop an agent acts on. Backends: [`SimDesktop`] (embedded), [`x11`] (real
-/// applications on an X display) and [`osworld`] (a client of OSWorld's in-VM server).
+/// A desktop an agent acts on. Backends: [`SimDesktop`] (embedded), and real
+/// desktops behind the same calls (an X display, an OSWorld VM).
 ///
 /// `observe` and `step` fail only when the backend itself fails (a display that went
 /// away, a server that does not answer); a wrong action is a normal [`StepOutcome`]
 /// with `ok == false`.
 pub trait Environment {
+    /// Which backend this is.
+    fn backend(&self) -> EnvBackend;
+    /// The applications `Setup::launch` and subtasks may name.
+    fn applications(&self) -> Vec<String>;
     /// Back to the initial desktop, then applies `setup`.
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError>;
     /// The current observation.
@@ -205,6 +213,50 @@ pub trait Environment {
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError>;
     /// What the check APIs read.
     fn probes(&self) -> &dyn Probes;
+    /// The control `action` would act on now (None: it hits no control). By
+    /// default the observation's control the action names (see [`resolve_control`]).
+    fn target_of(&self, action: &Action) -> Result<Option<ControlInfo>, EnvError> {
+        let obs = self.observe()?;
+        Ok(resolve_control(&obs.controls, action).map(|i| obs.controls[i].clone()))
+    }
+    /// Does `resource` (a subtask's input or output, with its actual parameter)
+    /// hold now?
+    fn holds(&self, resource: &Resource) -> bool;
+    /// Makes `input`, an input resource of a subtask of application `app` with the
+    /// parameters `params`, hold (a file written, the clipboard set, a record
+    /// added...). The caller checks [`Environment::holds`] afterwards.
+    ///
+    /// # Errors
+    /// A sentence saying why this desktop cannot prepare it.
+    fn prepare(&mut self, app: &str, input: &Resource, params: &ParameterSet)
+        -> Result<(), String>;
+}
+
+/// The control of `controls` an action names: by label (when its text agrees with
+/// the action's control text), else by exact control text, else ignoring case.
+pub fn resolve_control(controls: &[ControlInfo], action: &Action) -> Option<usize> {
+    let text = action.control_text.trim();
+    let agrees = |c: &ControlInfo| text.is_empty() || c.control_text == text;
+    if let Some(label) = &action.control_label {
+        if let Some(i) = controls
+            .iter()
+            .position(|c| c.label == label.trim() && agrees(c))
+        {
+            return Some(i);
+        }
+    }
+    if text.is_empty() {
+        return None;
+    }
+    controls
+        .iter()
+        .position(|c| c.control_text == text)
+        .or_else(|| {
+            let lower = text.to_lowercase();
+            controls
+                .iter()
+                .position(|c| c.control_text.to_lowercase() == lower)
+        })
 }
 
 /// Which desktop the stages act on (`--env`).
@@ -231,6 +283,34 @@ impl EnvBackend {
     }
 }
 
+/// A source of fresh desktops, shared by parallel workers: a loaded simulated
+/// desktop (each open is a clone of it) or the factory of a real backend.
+pub trait Desktops: Sync {
+    /// Opens desktop number `slot` (parallel workers use distinct slots).
+    ///
+    /// # Errors
+    /// The backend's own (see [`EnvSetup::open`]).
+    fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError>;
+}
+
+impl Desktops for SimDesktop {
+    fn open(&self, _slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
+        Ok(Box::new(self.clone()))
+    }
+}
+
+/// The desktops of a real backend, opened by [`EnvSetup::open`].
+struct Factory {
+    setup: EnvSetup,
+    workspace: PathBuf,
+}
+
+impl Desktops for Factory {
+    fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
+        self.setup.open(&self.workspace, slot)
+    }
+}
+
 /// How to open desktops of the chosen backend: the factory every stage, export,
 /// report and eval gets its environments from.
 #[derive(Debug, Clone, Default)]
@@ -241,6 +321,21 @@ pub struct EnvSetup {
 }
 
 impl EnvSetup {
+    /// The desktops of `workspace` for parallel workers: the simulated desktop is
+    /// loaded once and cloned, real ones are opened per slot.
+    ///
+    /// # Errors
+    /// Unreadable application files of the simulated desktop.
+    pub fn desktops(&self, workspace: &std::path::Path) -> Result<Box<dyn Desktops>, EnvError> {
+        Ok(match self.backend {
+            EnvBackend::Sim => Box::new(SimDesktop::load(workspace)?),
+            _ => Box::new(Factory {
+                setup: self.clone(),
+                workspace: workspace.to_path_buf(),
+            }),
+        })
+    }
+
     /// Opens desktop number `slot` of the workspace `workspace` (whose `resources/`
     /// describe the applications). Parallel workers use separate slots, which real
     /// backends map to separate displays, buses and sandboxes.

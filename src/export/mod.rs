@@ -74,11 +74,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::env::{ControlInfo, EnvError, Environment, Probes, Setup, SimDesktop};
+use crate::env::{ControlInfo, Desktops, EnvError, Environment, Probes, Setup};
 use crate::model::{
     Check, ParameterSet, Subtask, SubtaskId, SubtaskStatus, Task, TaskTrajectory, TrajectoryAction,
 };
-use crate::pipeline::verify::contract::{start_state, Instance};
+use crate::pipeline::verify::contract::{prepare_start, Instance};
 use crate::pipeline::StageContext;
 use crate::resources::Catalog;
 use crate::store::{Store, StoreError};
@@ -497,7 +497,7 @@ pub struct ReplayedStep {
 }
 
 /// A trajectory replayed in a fresh desktop.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Replayed {
     /// Image paths relative to the output folder: before each action, then the
     /// final screen (empty when the format ships no images).
@@ -510,7 +510,16 @@ pub struct Replayed {
     /// Number of actions after which each task node completed.
     pub completed_at: BTreeMap<String, usize>,
     /// The desktop after the last action, when asked for (osworld).
-    pub final_desktop: Option<SimDesktop>,
+    pub final_desktop: Option<FinalDesktop>,
+}
+
+/// The desktop a replay ended on (what the osworld export checks final states on).
+pub struct FinalDesktop(pub Box<dyn Environment + Send>);
+
+impl std::fmt::Debug for FinalDesktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FinalDesktop({})", self.0.backend().name())
+    }
 }
 
 impl Replayed {
@@ -553,13 +562,12 @@ fn parameter_index(s: &Subtask, t: &crate::model::SubtaskTrajectory) -> usize {
 }
 
 /// Where a replay starts.
-#[derive(Debug, Clone, Copy)]
-pub enum Start<'a> {
-    /// `base` reset with nothing launched (task trajectories).
-    Fresh(&'a SimDesktop),
+pub enum Start {
+    /// A fresh desktop, reset with nothing launched (task trajectories).
+    Fresh(Box<dyn Environment + Send>),
     /// A desktop already prepared, as it is (a subtask's start desktop, where its
     /// input resources hold).
-    Prepared(&'a SimDesktop),
+    Prepared(Box<dyn Environment + Send>),
 }
 
 /// Replays `actions` from `start`, writing a PNG per observation under
@@ -567,7 +575,7 @@ pub enum Start<'a> {
 /// complete (`graph`: the task and its nodes' checks), and keeping the final
 /// desktop when `keep_final`.
 pub fn replay(
-    start: Start<'_>,
+    start: Start,
     actions: &[TrajectoryAction],
     graph: Option<(&Task, &BTreeMap<String, NodeChecks<'_>>)>,
     out: &Path,
@@ -575,12 +583,14 @@ pub fn replay(
     keep_final: bool,
 ) -> Result<Replayed, ExportError> {
     let (mut desk, mut obs) = match start {
-        Start::Fresh(base) => {
-            let mut desk = base.clone();
+        Start::Fresh(mut desk) => {
             let obs = desk.reset(&Setup::default())?;
             (desk, obs)
         }
-        Start::Prepared(desk) => (desk.clone(), desk.observe()),
+        Start::Prepared(desk) => {
+            let obs = desk.observe()?;
+            (desk, obs)
+        }
     };
     let mut images = Vec::new();
     let mut bytes = 0u64;
@@ -604,19 +614,9 @@ pub fn replay(
     for (k, a) in actions.iter().enumerate() {
         write(k, &obs)?;
         let action = a.to_action();
-        let live = desk.live();
-        let target = match &action.call {
-            crate::model::ActionCall::KeyboardInput { .. } => {
-                live.resolve(&action).or_else(|| live.focused(desk.state()))
-            }
-            crate::model::ActionCall::WheelMouseInput { .. } => {
-                live.resolve(&action).or_else(|| live.first_scrollable())
-            }
-            crate::model::ActionCall::ClickInput { .. } => live.resolve(&action),
-        };
-        let control = target.map(|i| live.controls[i].info.clone());
+        let control = desk.target_of(&action)?;
         let window_title = obs.window_title.clone();
-        let outcome = desk.step(&action);
+        let outcome = desk.step(&action)?;
         let completed = match graph {
             Some((task, nodes)) => advance(task, nodes, &mut done, k + 1, desk.probes()),
             None => Vec::new(),
@@ -636,7 +636,7 @@ pub fn replay(
         final_title: obs.window_title.clone(),
         bytes,
         completed_at: done,
-        final_desktop: keep_final.then_some(desk),
+        final_desktop: keep_final.then_some(FinalDesktop(desk)),
     })
 }
 
@@ -695,8 +695,8 @@ pub struct ExportCx<'a> {
     pub replays: BTreeMap<String, Replayed>,
     /// Subtask trajectories replayed from the fresh desktop (omnibench only).
     pub subtask_replays: BTreeMap<String, Replayed>,
-    /// The fresh desktop.
-    pub base: &'a SimDesktop,
+    /// A fresh desktop (reset, nothing launched).
+    pub base: &'a dyn Environment,
     pub seed: u64,
 }
 
@@ -963,7 +963,7 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
     let started = Instant::now();
     args.image_refs()?;
     let dataset = Dataset::load(cx.store)?;
-    let base = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
     let default_out = cx
         .workspace
         .join("generated")
@@ -997,7 +997,15 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
         "export",
     );
     let report = export_dataset(
-        args, &dataset, &base, &tables, &out, cx.jobs, cx.seed, started, &bar,
+        args,
+        &dataset,
+        desktops.as_ref(),
+        &tables,
+        &out,
+        cx.jobs,
+        cx.seed,
+        started,
+        &bar,
     );
     bar.finish_and_clear();
     report
@@ -1011,7 +1019,7 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
 pub fn export_dataset(
     args: &ExportArgs,
     dataset: &Dataset,
-    base: &SimDesktop,
+    desktops: &dyn Desktops,
     tables: &Tables,
     out: &Path,
     jobs: usize,
@@ -1052,14 +1060,17 @@ pub fn export_dataset(
                     })
                     .unwrap_or_default();
                 let dir = format!("images/tasks/{}", file_stem(&t.trajectory_id));
-                let r = replay(
-                    Start::Fresh(base),
-                    &t.actions,
-                    task.map(|task| (task, &checks)),
-                    out,
-                    images.then_some(dir.as_str()),
-                    args.format == Format::Osworld,
-                );
+                let slot = rayon::current_thread_index().unwrap_or(0);
+                let r = desktops.open(slot).map_err(ExportError::from).and_then(|desk| {
+                    replay(
+                        Start::Fresh(desk),
+                        &t.actions,
+                        task.map(|task| (task, &checks)),
+                        out,
+                        images.then_some(dir.as_str()),
+                        args.format == Format::Osworld,
+                    )
+                });
                 bar.inc(1);
                 r
             })
@@ -1104,21 +1115,26 @@ pub fn export_dataset(
                 .par_iter()
                 .map(|(s, t)| {
                     let dir = format!("images/subtasks/{}", file_stem(&t.trajectory_id));
-                    let prepared = tables
-                        .catalog
-                        .as_ref()
-                        .ok_or_else(|| "no resource catalog".to_string())
-                        .and_then(|c| {
-                            Instance::new(c, s, parameter_index(s, t)).map_err(|e| e.to_string())
-                        })
-                        .and_then(|inst| start_state(base, &inst));
-                    let start = match &prepared {
-                        Ok(desk) => Start::Prepared(desk),
-                        Err(_) => Start::Fresh(base),
-                    };
-                    let r = replay(start, &t.actions, None, out, Some(dir.as_str()), false);
+                    let slot = rayon::current_thread_index().unwrap_or(0);
+                    let r = desktops.open(slot).map_err(ExportError::from).and_then(|mut desk| {
+                        let prepared = tables
+                            .catalog
+                            .as_ref()
+                            .ok_or_else(|| "no resource catalog".to_string())
+                            .and_then(|c| {
+                                Instance::new(c, s, parameter_index(s, t))
+                                    .map_err(|e| e.to_string())
+                            })
+                            .and_then(|inst| prepare_start(desk.as_mut(), &inst));
+                        let start = match &prepared {
+                            Ok(()) => Start::Prepared(desk),
+                            Err(_) => Start::Fresh(desk),
+                        };
+                        let r = replay(start, &t.actions, None, out, Some(dir.as_str()), false);
+                        r.map(|r| (r, prepared.err()))
+                    });
                     bar.inc(1);
-                    r.map(|r| (r, prepared.err()))
+                    r
                 })
                 .collect()
         });
@@ -1152,6 +1168,8 @@ pub fn export_dataset(
         .map(|r| r.images.len())
         .sum();
 
+    let mut base = desktops.open(0)?;
+    base.reset(&Setup::default())?;
     let ecx = ExportCx {
         args,
         image_refs,
@@ -1161,7 +1179,7 @@ pub fn export_dataset(
         dataset,
         replays,
         subtask_replays,
-        base,
+        base: base.as_ref(),
         seed,
     };
     let written = match args.format {

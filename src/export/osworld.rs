@@ -62,7 +62,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::{file_stem, ExportCx, ExportError, Written};
-use crate::env::{run_check, Probes};
+use crate::env::{run_check, EnvBackend, Probes};
 use crate::model::CheckCall;
 use crate::resources::{read_toml, CatalogError};
 
@@ -244,7 +244,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
         let Some(end) = replay.final_desktop.as_ref() else {
             continue;
         };
-        let end: &dyn Probes = end;
+        let end: &dyn Probes = end.0.probes();
         let order: Vec<String> = if traj.topological_order.is_empty() {
             task.dag.nodes.clone()
         } else {
@@ -288,7 +288,7 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
         // Initial files the nodes read.
         let mut files: BTreeMap<String, String> = BTreeMap::new();
         let mut dirs: BTreeSet<String> = BTreeSet::new();
-        let base: &dyn Probes = cx.base;
+        let base: &dyn Probes = cx.base.probes();
         for n in &task.dag.nodes {
             let Some(node) = task.nodes.get(n) else {
                 continue;
@@ -308,13 +308,11 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
                     files.insert(p.clone(), text);
                 } else if base.dir_exists(p) {
                     dirs.insert(p.clone());
-                    let prefix = format!("{p}/");
-                    let vfs = &cx.base.state().vfs;
-                    for (path, _) in vfs.paths().filter(|(path, _)| path.starts_with(&prefix)) {
-                        if vfs.is_dir(path) {
-                            dirs.insert(path.clone());
-                        } else if let Some(text) = base.file_text(path) {
-                            files.insert(path.clone(), text);
+                    for (path, is_dir) in base.paths_under(p) {
+                        if is_dir {
+                            dirs.insert(path);
+                        } else if let Some(text) = base.file_text(&path) {
+                            files.insert(path, text);
                         }
                     }
                 }
@@ -358,11 +356,15 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
             .copied()
             .filter(|a| !cx.tables.osworld_apps.contains_key(*a))
             .collect();
-        let simulated: Vec<&str> = apps
-            .iter()
-            .copied()
-            .filter(|a| cx.base.app(a).is_some())
-            .collect();
+        let simulated: Vec<&str> = if cx.base.backend() == EnvBackend::Sim {
+            let names = cx.base.applications();
+            apps.iter()
+                .copied()
+                .filter(|a| names.iter().any(|n| n == a))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut about = json!({
             "task_intent": task.task_intent,
             "reference_trajectory": traj.trajectory_id,

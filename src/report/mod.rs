@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::env::SimDesktop;
 use crate::model::{Complexity, Dimension, Level, SubtaskTrajectory, Task, TaskTrajectory};
 use crate::pipeline::StageContext;
 use crate::store::StoreError;
@@ -986,11 +985,11 @@ fn samples(cx: &StageContext<'_>, n: usize, steps: usize) -> Result<SampleData, 
         return Ok(data);
     }
     // Rendering is the slow part: replay the samples in parallel.
-    let desk = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
     let cache = ShotCache::default();
     let frames: Vec<Result<Vec<Frame>, ReportError>> = items
         .par_iter()
-        .map(|(_, actions)| shots::replay(&desk, actions, steps, &cache))
+        .map(|(_, actions)| shots::replay(desktops.as_ref(), actions, steps, &cache))
         .collect();
     for ((mut sample, _), frames) in items.into_iter().zip(frames) {
         sample.frames = frames?;

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use serde::Serialize;
 
 use super::ReportError;
-use crate::env::{Environment, Observation, SimDesktop};
+use crate::env::{Desktops, Observation};
 use crate::model::{ActionCall, TrajectoryAction};
 
 /// One screenshot of a sample trajectory.
@@ -39,19 +39,19 @@ pub struct Frame {
 /// # Errors
 /// A failed reset or screenshot.
 pub fn replay(
-    base: &SimDesktop,
+    desktops: &dyn Desktops,
     actions: &[TrajectoryAction],
     steps: usize,
     cache: &ShotCache,
 ) -> Result<Vec<Frame>, ReportError> {
-    let mut env = base.clone();
+    let mut env = desktops.open(rayon::current_thread_index().unwrap_or(0))?;
     let mut obs = env.reset(&crate::env::Setup::default())?;
     let mut frames = Vec::new();
     let shown = steps.min(actions.len());
     for (i, a) in actions.iter().take(shown).enumerate() {
         let (png_base64, width, height) = cache.shot(&obs)?;
         let target = target_box(&obs, a);
-        let out = env.step(&a.to_action());
+        let out = env.step(&a.to_action())?;
         frames.push(Frame {
             step: i + 1,
             caption: describe(a),
@@ -156,8 +156,14 @@ impl ShotCache {
     }
 
     /// The observation's screenshot at half size, base64-encoded, with its size.
+    /// Only rendered screenshots are cached: a captured one is new every time.
     fn shot(&self, obs: &Observation) -> Result<Shot, ReportError> {
-        if let Some((_, s)) = self.lock().iter().find(|(scene, _)| *scene == obs.scene) {
+        let rendered = obs.captured.is_none();
+        if let Some((_, s)) = self
+            .lock()
+            .iter()
+            .find(|(scene, _)| rendered && *scene == obs.scene)
+        {
             return Ok(s.clone());
         }
         let png = obs.screenshot(false)?;
@@ -167,7 +173,9 @@ impl ShotCache {
             w,
             h,
         );
-        self.lock().push((obs.scene.clone(), s.clone()));
+        if rendered {
+            self.lock().push((obs.scene.clone(), s.clone()));
+        }
         Ok(s)
     }
 }

@@ -12,7 +12,7 @@ use tera::{Context, Tera};
 
 use super::marks::SheetRow;
 use super::ReviewError;
-use crate::env::SimDesktop;
+use crate::env::Desktops;
 use crate::model::{Dimension, Task};
 use crate::pipeline::StageContext;
 use crate::report::svg::{app_color, TaskGraph};
@@ -105,13 +105,13 @@ pub fn collect(
     if replays.iter().all(Option::is_none) {
         return Ok(items);
     }
-    let desk = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
     let cache = ShotCache::default();
     let views: Vec<Result<Option<TrajectoryView>, ReviewError>> = replays
         .par_iter()
         .map(|t| {
             t.as_ref()
-                .map(|t| view(&desk, t, steps, &cache))
+                .map(|t| view(desktops.as_ref(), t, steps, &cache))
                 .transpose()
         })
         .collect();
@@ -138,7 +138,7 @@ fn best_trajectories(
 }
 
 fn view(
-    desk: &SimDesktop,
+    desk: &dyn Desktops,
     t: &StoredTaskTrajectory,
     steps: usize,
     cache: &ShotCache,

@@ -9,6 +9,7 @@
 mod effects;
 mod holds;
 mod layout;
+mod prepare;
 pub mod vfs;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,7 +19,10 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use super::spec::{collection_spec, load_apps, LoadedApp};
-use super::{EnvError, Environment, Event, EventKind, Observation, Probes, Setup, StepOutcome};
+use super::{
+    ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation, Probes, Setup,
+    StepOutcome,
+};
 use crate::model::{Action, ActionCall};
 use crate::resources::{Catalog, KindSpec, Resource};
 
@@ -662,6 +666,14 @@ pub fn normalize_keys(keys: &str) -> String {
 }
 
 impl Environment for SimDesktop {
+    fn backend(&self) -> EnvBackend {
+        EnvBackend::Sim
+    }
+
+    fn applications(&self) -> Vec<String> {
+        self.apps.iter().map(|a| a.spec.name.clone()).collect()
+    }
+
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
         self.state = (*self.initial).clone();
         for (path, content) in &setup.files {
@@ -692,6 +704,35 @@ impl Environment for SimDesktop {
 
     fn probes(&self) -> &dyn Probes {
         self
+    }
+
+    /// The control the simulator acts on: a keystroke without a named control
+    /// goes to the focused one, a bare wheel to the first scrollable one.
+    fn target_of(&self, action: &Action) -> Result<Option<ControlInfo>, EnvError> {
+        let live = self.live();
+        let target = match &action.call {
+            ActionCall::KeyboardInput { .. } => {
+                live.resolve(action).or_else(|| live.focused(&self.state))
+            }
+            ActionCall::WheelMouseInput { .. } => {
+                live.resolve(action).or_else(|| live.first_scrollable())
+            }
+            ActionCall::ClickInput { .. } => live.resolve(action),
+        };
+        Ok(target.map(|i| live.controls[i].info.clone()))
+    }
+
+    fn holds(&self, resource: &Resource) -> bool {
+        SimDesktop::holds(self, resource)
+    }
+
+    fn prepare(
+        &mut self,
+        app: &str,
+        input: &Resource,
+        params: &crate::model::ParameterSet,
+    ) -> Result<(), String> {
+        prepare::prepare(self, app, input, params)
     }
 }
 
@@ -730,6 +771,18 @@ impl Probes for SimDesktop {
 
     fn window_titles(&self) -> Vec<String> {
         self.live().window_titles.clone()
+    }
+
+    fn paths_under(&self, dir: &str) -> Vec<(String, bool)> {
+        let Ok(dir) = normalize(dir, HOME) else {
+            return Vec::new();
+        };
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let vfs = &self.state.vfs;
+        vfs.paths()
+            .filter(|(p, _)| p.starts_with(&prefix))
+            .map(|(p, _)| (p.clone(), vfs.is_dir(p)))
+            .collect()
     }
 }
 
