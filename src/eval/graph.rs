@@ -449,6 +449,14 @@ mod tests {
         fn window_titles(&self) -> Vec<String> {
             Vec::new()
         }
+        fn paths_under(&self, dir: &str) -> Vec<(String, bool)> {
+            let prefix = format!("{dir}/");
+            self.0
+                .iter()
+                .filter(|f| f.starts_with(&prefix))
+                .map(|f| (f.clone(), false))
+                .collect()
+        }
     }
 
     fn files(names: &[&str]) -> Files {

@@ -1061,16 +1061,19 @@ pub fn export_dataset(
                     .unwrap_or_default();
                 let dir = format!("images/tasks/{}", file_stem(&t.trajectory_id));
                 let slot = rayon::current_thread_index().unwrap_or(0);
-                let r = desktops.open(slot).map_err(ExportError::from).and_then(|desk| {
-                    replay(
-                        Start::Fresh(desk),
-                        &t.actions,
-                        task.map(|task| (task, &checks)),
-                        out,
-                        images.then_some(dir.as_str()),
-                        args.format == Format::Osworld,
-                    )
-                });
+                let r = desktops
+                    .open(slot)
+                    .map_err(ExportError::from)
+                    .and_then(|desk| {
+                        replay(
+                            Start::Fresh(desk),
+                            &t.actions,
+                            task.map(|task| (task, &checks)),
+                            out,
+                            images.then_some(dir.as_str()),
+                            args.format == Format::Osworld,
+                        )
+                    });
                 bar.inc(1);
                 r
             })
@@ -1116,23 +1119,26 @@ pub fn export_dataset(
                 .map(|(s, t)| {
                     let dir = format!("images/subtasks/{}", file_stem(&t.trajectory_id));
                     let slot = rayon::current_thread_index().unwrap_or(0);
-                    let r = desktops.open(slot).map_err(ExportError::from).and_then(|mut desk| {
-                        let prepared = tables
-                            .catalog
-                            .as_ref()
-                            .ok_or_else(|| "no resource catalog".to_string())
-                            .and_then(|c| {
-                                Instance::new(c, s, parameter_index(s, t))
-                                    .map_err(|e| e.to_string())
-                            })
-                            .and_then(|inst| prepare_start(desk.as_mut(), &inst));
-                        let start = match &prepared {
-                            Ok(()) => Start::Prepared(desk),
-                            Err(_) => Start::Fresh(desk),
-                        };
-                        let r = replay(start, &t.actions, None, out, Some(dir.as_str()), false);
-                        r.map(|r| (r, prepared.err()))
-                    });
+                    let r = desktops
+                        .open(slot)
+                        .map_err(ExportError::from)
+                        .and_then(|mut desk| {
+                            let prepared = tables
+                                .catalog
+                                .as_ref()
+                                .ok_or_else(|| "no resource catalog".to_string())
+                                .and_then(|c| {
+                                    Instance::new(c, s, parameter_index(s, t))
+                                        .map_err(|e| e.to_string())
+                                })
+                                .and_then(|inst| prepare_start(desk.as_mut(), &inst));
+                            let start = match &prepared {
+                                Ok(()) => Start::Prepared(desk),
+                                Err(_) => Start::Fresh(desk),
+                            };
+                            let r = replay(start, &t.actions, None, out, Some(dir.as_str()), false);
+                            r.map(|r| (r, prepared.err()))
+                        });
                     bar.inc(1);
                     r
                 })

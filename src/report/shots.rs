@@ -291,8 +291,10 @@ mod tests {
 
     #[test]
     fn a_replay_gives_a_frame_per_step_and_one_after() {
-        let desk = SimDesktop::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let obs = desk.clone().reset(&crate::env::Setup::default()).unwrap();
+        let desk =
+            crate::env::SimDesktop::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let obs = crate::env::Environment::reset(&mut desk.clone(), &crate::env::Setup::default())
+            .unwrap();
         let first = obs.controls.first().expect("the desktop shows launchers");
         let a = TrajectoryAction {
             call: ActionCall::ClickInput {

@@ -161,4 +161,3 @@ fn open_document(
     desk.restore(st);
     Some(())
 }
-

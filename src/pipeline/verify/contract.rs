@@ -124,7 +124,48 @@ pub fn replay(start: &SimDesktop, actions: &[TrajectoryAction]) -> Replayed {
     }
 }
 
-/// Adds the current window title and control texts to `seen`.
+/// What a replay on any backend showed: control texts and window titles seen,
+/// and the steps the desktop reported as wrong. The desktop is the caller's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    pub seen: BTreeSet<String>,
+    pub wrong_steps: usize,
+}
+
+/// Replays `actions` on `desk` as it is (already prepared, see [`prepare_start`]):
+/// the replay of [`replay`] on any backend.
+///
+/// # Errors
+/// When the backend fails (not for a wrong action).
+pub fn replay_on(
+    desk: &mut dyn Environment,
+    actions: &[TrajectoryAction],
+) -> Result<Seen, crate::env::EnvError> {
+    let mut out = Seen::default();
+    note_observed(&desk.observe()?, &mut out.seen);
+    for a in actions {
+        let step = desk.step(&a.to_action())?;
+        if !step.ok {
+            out.wrong_steps += 1;
+        }
+        note_observed(&step.observation, &mut out.seen);
+    }
+    Ok(out)
+}
+
+/// Adds an observation's window title and control texts to `seen`.
+pub fn note_observed(obs: &crate::env::Observation, seen: &mut BTreeSet<String>) {
+    seen.insert(obs.window_title.clone());
+    for c in &obs.controls {
+        if !c.control_text.is_empty() {
+            seen.insert(c.control_text.clone());
+        }
+    }
+}
+
+/// Adds the current window title and control texts to `seen` (what
+/// [`note_observed`] adds, read from the simulator's layout without building an
+/// observation).
 pub fn note_seen(desk: &SimDesktop, seen: &mut BTreeSet<String>) {
     let live = desk.live();
     seen.insert(live.scene.title.clone());
@@ -136,7 +177,7 @@ pub fn note_seen(desk: &SimDesktop, seen: &mut BTreeSet<String>) {
 }
 
 /// The outputs of `inst` that do not hold in `desk` (empty: the contract holds).
-pub fn missing_outputs(desk: &SimDesktop, inst: &Instance) -> Vec<Resource> {
+pub fn missing_outputs(desk: &dyn Environment, inst: &Instance) -> Vec<Resource> {
     inst.outputs
         .iter()
         .filter(|r| !desk.holds(r))
@@ -145,7 +186,7 @@ pub fn missing_outputs(desk: &SimDesktop, inst: &Instance) -> Vec<Resource> {
 }
 
 /// The checks evaluated with `params` on the final desktop of a replay.
-pub fn judge(checks: &[Check], params: &ParameterSet, desk: &SimDesktop) -> EvalResult {
+pub fn judge(checks: &[Check], params: &ParameterSet, desk: &dyn Environment) -> EvalResult {
     evaluate(checks, params, desk.probes())
 }
 
@@ -214,6 +255,38 @@ mod tests {
             assert!(start.holds(r), "{r}");
         }
         assert_eq!(start.state().active, None, "the desktop is shown");
+    }
+
+    #[test]
+    fn replay_on_any_backend_sees_what_the_simulator_replay_sees() {
+        let (desk, cat) = base();
+        let s = subtask(
+            &["pdf_path"],
+            &[],
+            &[("pdf_path", "/home/user/Documents/x.pdf")],
+        );
+        let inst = Instance::new(&cat, &s, 0).unwrap();
+        let start = start_state(&desk, &inst).unwrap();
+        let click = |text: &str| TrajectoryAction {
+            call: crate::model::ActionCall::ClickInput {
+                button: "left".into(),
+                double: false,
+            },
+            rect: [0; 4],
+            description: String::new(),
+            thought: String::new(),
+            effect: String::new(),
+            control_text: text.into(),
+            control_label: None,
+        };
+        let actions = [click("Start"), click("Writer"), click("No such control")];
+        let sim = replay(&start, &actions);
+        let mut generic: Box<dyn Environment> = Box::new(start.clone());
+        let seen = replay_on(generic.as_mut(), &actions).unwrap();
+        assert_eq!(seen.seen, sim.seen);
+        assert_eq!(seen.wrong_steps, sim.wrong_steps);
+        assert_eq!(seen.wrong_steps, 1);
+        assert!(seen.seen.contains("Writer"), "{:?}", seen.seen);
     }
 
     #[test]
