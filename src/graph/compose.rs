@@ -39,6 +39,8 @@
 //! A file handed between two nodes of the same application that both change it and
 //! save another of its kind is no edge: a person opens it once, changes it and
 //! saves (one sitting), so such pairs are never placed as predecessor and successor.
+//! Nor are two nodes of one application where the second makes a change the first
+//! already made (the dark theme applied to a copy of a deck that has it).
 //!
 //! No task ends only in nodes whose outputs vanish unused (the clipboard, media
 //! playing): a copy nobody pastes is no result.
@@ -1262,6 +1264,7 @@ fn evaluate(
     // A file handed between two nodes of one application that each change it and
     // save another of its kind is work a person does in one sitting (open once,
     // change, save): not a hand-off between subtasks.
+    // Nor is making the same change twice to successive copies of a file.
     let same_app_file = |a: u32, b: u32| {
         let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
         let kind = |r: u32| pool.resource(r as usize).kind.as_str();
@@ -1269,7 +1272,8 @@ fn evaluate(
             && sa.outputs.iter().any(|&r| {
                 sb.inputs.binary_search(&r).is_ok()
                     && is_file(pool, r)
-                    && sb.outputs.iter().any(|&o| kind(o) == kind(r))
+                    && (sa.changes & sb.changes != 0
+                        || sb.outputs.iter().any(|&o| kind(o) == kind(r)))
             })
     };
     if bits(preds).any(|v| same_app_file(g.nodes[v], x))

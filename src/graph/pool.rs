@@ -71,6 +71,44 @@ pub(crate) struct Slim {
     pub modifies: Box<[u32]>,
     pub app: u32,
     pub category: u32,
+    /// The changes its instruction names that take no parameter ("apply the dark
+    /// theme", "blur the image"), one bit per change phrase (by hash): two
+    /// subtasks of one application with a common bit repeat a change.
+    pub changes: u64,
+}
+
+/// Verbs of clauses that change nothing in the file they act on.
+const NO_CHANGE: &[&str] = &[
+    "save", "select", "choose", "open", "copy", "click", "export", "print", "send", "preview",
+    "play", "view", "show", "go",
+];
+
+/// The change phrases of an instruction template as bits (see [`Slim::changes`]):
+/// its clauses (split at commas and "then") that hold no placeholder or quote, are
+/// not the application prefix ("In Writer") and do not start with a verb that
+/// changes nothing ("save the deck", "choose Bills").
+pub(crate) fn change_bits(template: &str) -> u64 {
+    let changes = |c: &str| {
+        let verb = c.split_whitespace().next().unwrap_or("").to_lowercase();
+        !c.is_empty()
+            && !c.contains('{')
+            && !c.contains('\'')
+            && !c.starts_with("In ")
+            && !NO_CHANGE.contains(&verb.as_str())
+    };
+    template
+        .trim_end_matches('.')
+        .split(',')
+        .map(|c| c.trim().trim_start_matches("then ").trim())
+        .filter(|c| changes(c))
+        .fold(0u64, |m, c| {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in c.to_lowercase().bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            m | 1 << (h % 64)
+        })
 }
 
 /// A set of instances that tasks are composed from, with a label that becomes the
@@ -194,6 +232,7 @@ impl<'a> Pool<'a> {
                 modifies: modifies.into_boxed_slice(),
                 app,
                 category: cat,
+                changes: change_bits(&st.instruction_template),
             });
             instances.push(Instance {
                 subtask: s,
@@ -553,6 +592,23 @@ pub(crate) mod tests {
     use super::*;
     use crate::model::ParameterSet;
     use crate::resources::KindSpec;
+
+    #[test]
+    fn change_bits_name_the_changes_not_the_values() {
+        let themed = change_bits(
+            "In Slides, open a deck '{pptx_path}', then apply the dark theme, then save the deck under a new name as '{new_pptx_path}'.",
+        );
+        let exported = change_bits(
+            "In Slides, open a deck '{pptx_path}', then apply the dark theme, then export the deck as PDF as '{pdf_path}'.",
+        );
+        let plain = change_bits(
+            "In Slides, open a deck '{pptx_path}', then export the deck as PDF as '{pdf_path}'.",
+        );
+        assert_ne!(themed, 0);
+        assert_eq!(themed & exported, themed, "the same change in both");
+        assert_eq!(plain & themed, 0, "opening and exporting are no changes");
+        assert_eq!(change_bits("In Mail, send the e-mail '{email_sent}'."), 0);
+    }
 
     /// A catalogue with two parameterised kinds and one without a parameter.
     pub(crate) fn tiny_catalog() -> Catalog {
