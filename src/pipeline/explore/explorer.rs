@@ -27,48 +27,13 @@ const SETS_PER_SUBTASK: usize = 3;
 pub struct OfflineExplorer {
     desktop: SimDesktop,
     catalog: Catalog,
-    /// Every change tag an output name can be given (see [`change_tag`]), so that
-    /// a name made from an earlier output starts from that output's own stem.
-    tags: BTreeSet<String>,
 }
 
 impl OfflineExplorer {
     pub fn new(desktop: &SimDesktop, catalog: &Catalog) -> OfflineExplorer {
-        let mut tags = BTreeSet::new();
-        for a in desktop.apps() {
-            for plan in paths::plans(&a.spec, catalog) {
-                for s in &plan.slots {
-                    if let Some(t) = change_tag(&plan, &s.name) {
-                        tags.insert(t);
-                    }
-                }
-            }
-        }
         OfflineExplorer {
             desktop: desktop.clone(),
             catalog: catalog.clone(),
-            tags,
-        }
-    }
-
-    /// The stem of a value without the change tags and marks earlier outputs got
-    /// ("launch_deck_dark_theme_exported.pdf" has the stem "launch_deck").
-    fn stem(&self, value: &str) -> String {
-        let mut stem = stem_of(value);
-        loop {
-            // A counter after a tag ("deck_dark_theme_2") goes with the tag.
-            let uncounted = match stem.rsplit_once('_') {
-                Some((head, n)) if n.chars().all(|c| c.is_ascii_digit()) => head,
-                _ => stem.as_str(),
-            };
-            let cut = self
-                .tags
-                .iter()
-                .find_map(|t| uncounted.strip_suffix(&format!("_{t}")).map(str::to_string));
-            match cut {
-                Some(c) if !c.is_empty() => stem = stem_of(&format!("/{c}.x")),
-                _ => return stem,
-            }
         }
     }
 
@@ -265,12 +230,12 @@ impl OfflineExplorer {
                 .slots
                 .iter()
                 .find_map(|s| match &s.role {
-                    SlotRole::InputPath { .. } => values.get(&s.name).map(|v| self.stem(v)),
+                    SlotRole::InputPath { .. } => values.get(&s.name).map(|v| stem_of(v)),
                     _ => None,
                 })
                 .or_else(|| {
                     plan.slots.iter().find_map(|s| match &s.role {
-                        SlotRole::InputRecord { .. } => values.get(&s.name).map(|v| self.stem(v)),
+                        SlotRole::InputRecord { .. } => values.get(&s.name).map(|v| stem_of(v)),
                         _ => None,
                     })
                 })
@@ -297,18 +262,9 @@ impl OfflineExplorer {
                             _ => None,
                         });
                         let (suffix, ext) = match read {
-                            Some(v) => (
-                                change_tag(plan, &s.name).unwrap_or_else(|| "copy".into()),
-                                vfs::extension(v),
-                            ),
+                            Some(v) => ("copy".to_string(), vfs::extension(v)),
                             None => (
-                                change_tag(plan, &s.name).unwrap_or_else(|| {
-                                    participle(
-                                        producing_phrase(plan, &s.name)
-                                            .or(plan.phrases.last().map(String::as_str))
-                                            .unwrap_or(""),
-                                    )
-                                }),
+                                participle(plan.phrases.last().map(String::as_str).unwrap_or("")),
                                 ext.clone(),
                             ),
                         };
@@ -757,82 +713,6 @@ fn output_name(plan: &Plan, kind: &str) -> String {
 
 /// The past participle of the first word of `phrase` ("export the deck as PDF"
 /// gives "exported"), for naming what the action made.
-/// The phrase of `plan` that writes the output slot `slot` (the first that names it).
-fn producing_phrase<'p>(plan: &'p Plan, slot: &str) -> Option<&'p str> {
-    let mark = format!("{{{slot}}}");
-    plan.phrases
-        .iter()
-        .find(|p| p.contains(&mark))
-        .map(String::as_str)
-}
-
-/// What the subtask changed before writing the output slot `slot`, as a file-name
-/// tag: the last phrase before the writing one that names no slot (so neither the
-/// opening of an input nor a typed value), worded as its object for verbs that
-/// add or choose something ("apply the dark theme" gives `dark_theme`, "add
-/// background music" `background_music`) and as the verb's participle otherwise
-/// ("blur the image" gives `blurred`). None when nothing was changed first.
-fn change_tag(plan: &Plan, slot: &str) -> Option<String> {
-    let mark = format!("{{{slot}}}");
-    let end = plan.phrases.iter().position(|p| p.contains(&mark))?;
-    let phrase = plan.phrases[..end]
-        .iter()
-        .rev()
-        .find(|p| !p.contains('{') && !p.contains('\''))?;
-    let mut words = phrase.split_whitespace();
-    let verb = words.next()?.to_lowercase();
-    const OBJECT_VERBS: &[&str] = &[
-        "apply", "add", "choose", "set", "toggle", "insert", "use", "make",
-    ];
-    const FILLER: &[&str] = &[
-        "a",
-        "an",
-        "the",
-        "to",
-        "as",
-        "with",
-        "in",
-        "on",
-        "of",
-        "for",
-        "all",
-        "it",
-        "image",
-        "picture",
-        "deck",
-        "slide",
-        "text",
-        "file",
-        "document",
-        "recording",
-        "video",
-        "code",
-        "sheet",
-        "workbook",
-        "page",
-        "screenshot",
-        "pdf",
-    ];
-    if !OBJECT_VERBS.contains(&verb.as_str()) {
-        return Some(participle(phrase));
-    }
-    let object: Vec<String> = words
-        .map(|w| {
-            w.chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .collect::<String>()
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty() && !FILLER.contains(&w.as_str()))
-        .take(2)
-        .collect();
-    if object.is_empty() {
-        Some(participle(phrase))
-    } else {
-        Some(object.join("_"))
-    }
-}
-
 fn participle(phrase: &str) -> String {
     let verb: String = phrase
         .split_whitespace()
@@ -856,9 +736,6 @@ fn participle(phrase: &str) -> String {
         ("build", "built"),
         ("draw", "drawn"),
         ("crop", "cropped"),
-        ("blur", "blurred"),
-        ("format", "formatted"),
-        ("flip", "flipped"),
         ("trim", "trimmed"),
         ("zip", "zipped"),
         ("stop", "stopped"),
@@ -1092,51 +969,6 @@ mod tests {
         assert_eq!(
             output_record("todo_item", "meeting_notes", 0, &taken),
             "Follow up on Meeting notes"
-        );
-    }
-
-    #[test]
-    fn copies_are_named_by_the_change_made_before_saving() {
-        let plan = |phrases: &[&str]| paths::Plan {
-            phrases: phrases.iter().map(|p| p.to_string()).collect(),
-            ..paths::Plan::default()
-        };
-        let themed = plan(&[
-            "open a deck '{pptx_path}'",
-            "apply the dark theme",
-            "save the deck under a new name as '{new_pptx_path}'",
-        ]);
-        assert_eq!(
-            change_tag(&themed, "new_pptx_path").as_deref(),
-            Some("dark_theme")
-        );
-        let blurred = plan(&[
-            "open an image '{img_path}'",
-            "blur the image",
-            "save the image under a new name as '{new_img_path}'",
-        ]);
-        assert_eq!(
-            change_tag(&blurred, "new_img_path").as_deref(),
-            Some("blurred")
-        );
-        let music = plan(&[
-            "open a video '{video_path}'",
-            "add background music",
-            "export the edited video as '{new_video_path}'",
-        ]);
-        assert_eq!(
-            change_tag(&music, "new_video_path").as_deref(),
-            Some("background_music")
-        );
-        // Nothing changed before the output is written: no tag.
-        let saved = plan(&[
-            "save the recording under a name '{video_path}'",
-            "play the recording in Media Player",
-        ]);
-        assert_eq!(change_tag(&saved, "video_path"), None);
-        assert_eq!(
-            producing_phrase(&saved, "video_path"),
-            Some("save the recording under a name '{video_path}'")
         );
     }
 

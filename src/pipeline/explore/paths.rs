@@ -61,7 +61,7 @@ pub struct Slot {
 }
 
 /// A path from the application's start to a producing click.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub app: String,
     pub steps: Vec<Step>,
