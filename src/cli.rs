@@ -398,7 +398,11 @@ fn run_command(
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
-            Ok(Outcome::Done)
+            Ok(if report.failed().next().is_some() {
+                Outcome::Partial
+            } else {
+                Outcome::Done
+            })
         }
         Command::Compose(args) => {
             let report = pipeline::compose::run(args, &file.compose, cx)?;

@@ -99,8 +99,11 @@ pub struct RunReport {
     pub stages: Vec<StageLine>,
     /// Files and folders a user opens next.
     pub outputs: Vec<(String, PathBuf)>,
-    /// Did the composition fall short of `--count`?
+    /// Did the composition fall short of `--count`, or an application's
+    /// exploration fail (exit 3; a re-run does what is left)?
     pub shortfall: bool,
+    /// Applications whose explorer call failed (asked again on the next run).
+    pub unexplored: Vec<String>,
     pub seconds: f64,
 }
 
@@ -109,6 +112,13 @@ impl fmt::Display for RunReport {
         for s in &self.stages {
             let first = s.summary.lines().next().unwrap_or("");
             writeln!(f, "{:>12}  {:>6.1}s  {first}", s.stage, s.seconds)?;
+        }
+        if !self.unexplored.is_empty() {
+            writeln!(
+                f,
+                "not explored (the explorer call failed; run again to retry): {}",
+                self.unexplored.join(", ")
+            )?;
         }
         writeln!(f, "done in {:.1}s; results:", self.seconds)?;
         for (what, path) in &self.outputs {
@@ -165,6 +175,7 @@ pub fn run(
 
     let t = Instant::now();
     let r = crate::pipeline::explore::run(&stage_args::<ExploreArgs>(&[]), cx)?;
+    let unexplored: Vec<String> = r.failed().map(|(app, _)| app.clone()).collect();
     timed("explore", t, r.to_string());
 
     let t = Instant::now();
@@ -265,7 +276,8 @@ pub fn run(
     Ok(RunReport {
         stages,
         outputs,
-        shortfall,
+        shortfall: shortfall || !unexplored.is_empty(),
+        unexplored,
         seconds: secs(started.elapsed()),
     })
 }

@@ -10,15 +10,22 @@ use crate::model::{Subtask, SubtaskStatus};
 /// The provenance note every record written by `synth explore` carries.
 pub const EXPLORE_NOTE: &str = "explore";
 
+/// The template of the record that keeps an explorer reply rejected as a whole
+/// (unparsable, wrong shape), with the reason and the raw reply.
+pub const REPLY_REJECTED: &str = "<explorer reply rejected>";
+
 impl Store {
-    /// Applications with at least one record written by `synth explore`.
+    /// Applications with at least one proposal written by `synth explore`. A reply
+    /// rejected as a whole does not count: the application is asked again.
     pub fn explored_applications(&self) -> Result<BTreeSet<String>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT DISTINCT application FROM subtasks
-             WHERE json_extract(body, '$.provenance.note') = ?1 ORDER BY application",
+             WHERE json_extract(body, '$.provenance.note') = ?1
+               AND instruction_template <> ?2
+             ORDER BY application",
         )?;
-        let rows = stmt.query_map([EXPLORE_NOTE], |r| r.get::<_, String>(0))?;
+        let rows = stmt.query_map([EXPLORE_NOTE, REPLY_REJECTED], |r| r.get::<_, String>(0))?;
         let mut out = BTreeSet::new();
         for r in rows {
             out.insert(r?);

@@ -19,7 +19,7 @@
 //! `BEGIN IMMEDIATE` transaction after re-reading the version under SQLite's write
 //! lock, so two processes opening a new store never both create its tables.
 
-mod explore;
+pub mod explore;
 pub mod export;
 pub mod intents;
 pub mod lock;

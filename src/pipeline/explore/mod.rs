@@ -88,6 +88,10 @@ pub struct AppCounts {
     pub rejected: usize,
     /// Explored by an earlier run (nothing asked now).
     pub skipped: bool,
+    /// Why the explorer could not be asked (the endpoint failed after its
+    /// retries): nothing was stored, and the next run asks again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 /// The report of `synth explore`.
@@ -100,21 +104,19 @@ pub struct ExploreReport {
     pub wall_seconds: f64,
 }
 
+impl ExploreReport {
+    /// The applications whose explorer call failed, with the reason.
+    pub fn failed(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.applications
+            .iter()
+            .filter_map(|(app, c)| c.failed.as_ref().map(|why| (app, why)))
+    }
+}
+
 impl fmt::Display for ExploreReport {
+    /// The totals first (what `synth run` shows), then one line per application.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{:<18} {:>8} {:>8}",
-            "application", "proposed", "rejected"
-        )?;
-        for (app, c) in &self.applications {
-            let note = if c.skipped {
-                "  (explored earlier)"
-            } else {
-                ""
-            };
-            writeln!(f, "{app:<18} {:>8} {:>8}{note}", c.proposed, c.rejected)?;
-        }
+        let failed: Vec<_> = self.failed().collect();
         write!(
             f,
             "explore: {} proposed, {} rejected over {} applications in {:.1}s",
@@ -122,7 +124,29 @@ impl fmt::Display for ExploreReport {
             self.rejected,
             self.applications.len(),
             self.wall_seconds
-        )
+        )?;
+        if !failed.is_empty() {
+            write!(
+                f,
+                "; {} not explored (asked again on the next run)",
+                failed.len()
+            )?;
+        }
+        writeln!(f)?;
+        write!(
+            f,
+            "{:<18} {:>8} {:>8}",
+            "application", "proposed", "rejected"
+        )?;
+        for (app, c) in &self.applications {
+            let note = match (&c.failed, c.skipped) {
+                (Some(why), _) => format!("  failed: {why}"),
+                (None, true) => "  (explored earlier)".to_string(),
+                (None, false) => String::new(),
+            };
+            write!(f, "\n{app:<18} {:>8} {:>8}{note}", c.proposed, c.rejected)?;
+        }
+        Ok(())
     }
 }
 
@@ -220,7 +244,23 @@ pub fn run_with(
             continue;
         }
         let req = request(&desktop, cx.catalog, app, &stored, &initial, args.per_app)?;
-        let reply = rt.block_on(model.explore(&req))?;
+        // One application's failed call does not stop the others; nothing is
+        // stored for it, so the next run asks again.
+        let reply = match rt.block_on(model.explore(&req)) {
+            Ok(reply) => reply,
+            Err(e) => {
+                tracing::warn!(application = %app, error = %e, "explorer call failed");
+                report.applications.insert(
+                    app.clone(),
+                    AppCounts {
+                        failed: Some(e.to_string()),
+                        ..AppCounts::default()
+                    },
+                );
+                bar.inc(1);
+                continue;
+            }
+        };
         let provenance = Provenance {
             backend: reply.info.backend.to_string(),
             model: reply.info.model.clone(),
@@ -248,7 +288,7 @@ pub fn run_with(
                     }
                     raw.truncate(cut);
                 }
-                let template = "<explorer reply rejected>".to_string();
+                let template = crate::store::explore::REPLY_REJECTED.to_string();
                 vec![(
                     Subtask {
                         id: subtask_id(app, &format!("{template} {reason}")),
@@ -295,8 +335,10 @@ pub fn run_with(
     }
     bar.finish_and_clear();
     report.wall_seconds = started.elapsed().as_secs_f64();
-    let summary = serde_json::json!({"proposed": report.proposed, "rejected": report.rejected});
-    cx.store.finish_run(run_id, "done", &summary)?;
+    let failed: BTreeMap<&String, &String> = report.failed().collect();
+    let summary = serde_json::json!({"proposed": report.proposed, "rejected": report.rejected, "failed": failed});
+    let status = if failed.is_empty() { "done" } else { "failed" };
+    cx.store.finish_run(run_id, status, &summary)?;
     Ok(report)
 }
 
