@@ -12,6 +12,7 @@ pub mod lint;
 pub mod render;
 pub mod sim;
 pub mod spec;
+pub mod x11;
 
 use std::path::PathBuf;
 
@@ -348,12 +349,12 @@ impl EnvSetup {
         workspace: &std::path::Path,
         slot: usize,
     ) -> Result<Box<dyn Environment + Send>, EnvError> {
-        let _ = slot;
         match self.backend {
             EnvBackend::Sim => Ok(Box::new(SimDesktop::load(workspace)?)),
-            other => Err(EnvError::backend(
-                other.name(),
-                "this backend is not available yet",
+            EnvBackend::X11 => Ok(Box::new(x11::X11Desktop::open(workspace, slot)?)),
+            EnvBackend::Osworld => Err(EnvError::backend(
+                "osworld",
+                "the OSWorld client is not available in this build",
             )),
         }
     }

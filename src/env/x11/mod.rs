@@ -1,0 +1,865 @@
+//! `--env x11`: real Linux applications on an X display.
+//!
+//! An [`X11Desktop`] owns one session ([`session`]: Xvfb, openbox, a session bus
+//! and the accessibility bus, a sandboxed home), a connection to the display
+//! ([`display`]: capture, XTest input, the window list) and a thread reading the
+//! accessibility tree ([`a11y`]). Applications come from a catalogue of data files,
+//! `resources/x11/apps/*.toml` (command, how to open a file, window class, name on
+//! the accessibility bus, category, file extensions): adding an application is
+//! adding a file, never code.
+//!
+//! Paths: tasks name the user's home `/home/user`, as on the simulated desktop;
+//! here it is the sandboxed home, so nothing a task does touches the user's files.
+//! Observations carry the captured screen (PNG) and the controls of the active
+//! application's showing accessible objects, in the simulated desktop's control
+//! vocabulary (Button, MenuItem, Edit...).
+
+pub mod a11y;
+pub mod display;
+pub mod session;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{
+    resolve_control, ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation,
+    Probes, Scene, SceneControl, Setup, StepOutcome,
+};
+use crate::model::{Action, ActionCall, ParameterSet};
+use crate::resources::{Catalog, Resource};
+
+/// The task-side path of the user's home.
+const HOME: &str = "/home/user";
+
+fn fail(message: impl Into<String>) -> EnvError {
+    EnvError::backend("x11", message)
+}
+
+/// One application of the catalogue (`resources/x11/apps/<stem>.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppEntry {
+    /// The name tasks and `Setup::launch` use.
+    pub name: String,
+    pub category: String,
+    /// Program and arguments that start it.
+    pub command: Vec<String>,
+    /// Extra arguments that open a file; `{path}` is the file's sandbox path.
+    #[serde(default)]
+    pub open: Vec<String>,
+    /// The class part of its windows' WM_CLASS.
+    pub window_class: String,
+    /// Its name on the accessibility bus.
+    pub accessible_name: String,
+    /// File extensions it opens (lower case, no dot).
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    /// The file stem (`mousepad` for mousepad.toml).
+    #[serde(skip)]
+    pub stem: String,
+}
+
+/// Loads the catalogue of `workspace`, sorted by name.
+///
+/// # Errors
+/// A missing folder, an unreadable file, or a file that is not a valid entry
+/// (the error names the file and line).
+pub fn load_catalogue(workspace: &Path) -> Result<Vec<AppEntry>, EnvError> {
+    let dir = workspace.join("resources").join("x11").join("apps");
+    let entries = std::fs::read_dir(&dir).map_err(|source| EnvError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut apps = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|source| EnvError::Io {
+                path: dir.clone(),
+                source,
+            })?
+            .path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|source| EnvError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut app: AppEntry = toml::from_str(&text).map_err(|e| EnvError::Spec {
+            path: path.clone(),
+            line: e.span().map_or(0, |s| {
+                text[..s.start.min(text.len())].lines().count().max(1)
+            }),
+            message: e.message().to_string(),
+        })?;
+        if app.command.is_empty() {
+            return Err(EnvError::Spec {
+                path: path.clone(),
+                line: 1,
+                message: "command must name a program".into(),
+            });
+        }
+        app.stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        apps.push(app);
+    }
+    apps.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(apps)
+}
+
+/// The simulated desktop's control type for an AT-SPI role name; None for roles
+/// that are layout, not controls.
+pub fn control_type(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "push button" | "toggle button" | "button" => "Button",
+        "menu item" | "check menu item" | "radio menu item" | "menu" => "MenuItem",
+        "text" | "entry" | "password text" | "editbar" => "Edit",
+        "document text" | "document frame" | "terminal" => "Document",
+        "check box" => "CheckBox",
+        "radio button" => "RadioButton",
+        "list item" | "table cell" | "tree item" => "ListItem",
+        "page tab" => "TabItem",
+        "combo box" => "ComboBox",
+        "label" | "static" => "Text",
+        "link" => "Hyperlink",
+        "spin button" => "Spinner",
+        "slider" => "Slider",
+        _ => return None,
+    })
+}
+
+/// Is a box on the screen (closed menus report far-off extents)?
+fn on_screen(r: [i32; 4]) -> bool {
+    r[0] >= 0
+        && r[1] >= 0
+        && r[2] > r[0]
+        && r[3] > r[1]
+        && r[0] < session::WIDTH as i32
+        && r[1] < session::HEIGHT as i32
+}
+
+/// Roles of the nodes that are windows.
+const WINDOW_ROLES: &[&str] = &["frame", "dialog", "file chooser", "alert", "window"];
+
+/// Controls of an application's nodes: the showing, on-screen nodes with a control
+/// role, labelled 1, 2, ... in tree order, each with its nearest control (or
+/// window) ancestor as parent. With `window`, only the nodes inside the window of
+/// that title (a dialog hides the main window's controls), when there is one.
+pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInfo> {
+    let top = window.and_then(|title| {
+        nodes
+            .iter()
+            .position(|n| WINDOW_ROLES.contains(&n.role.as_str()) && n.name == title)
+    });
+    let inside = |mut i: usize| -> bool {
+        let Some(top) = top else {
+            return true;
+        };
+        loop {
+            if i == top {
+                return true;
+            }
+            match nodes[i].parent {
+                Some(p) => i = p,
+                None => return false,
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if !inside(i) {
+            continue;
+        }
+        let Some(ty) = control_type(&n.role) else {
+            continue;
+        };
+        let shown = if n.name.is_empty() {
+            n.text.trim()
+        } else {
+            n.name.as_str()
+        };
+        if !on_screen(n.rect) || (shown.is_empty() && !matches!(ty, "Edit" | "Document")) {
+            continue;
+        }
+        let mut parent = n.parent;
+        let (mut pt, mut pty) = (String::new(), String::new());
+        while let Some(p) = parent {
+            let pn = &nodes[p];
+            if WINDOW_ROLES.contains(&pn.role.as_str()) {
+                pt = pn.name.clone();
+                pty = "Window".into();
+                break;
+            }
+            if let Some(t) = control_type(&pn.role).filter(|_| !pn.name.is_empty()) {
+                pt = pn.name.clone();
+                pty = t.to_string();
+                break;
+            }
+            parent = pn.parent;
+        }
+        out.push(ControlInfo {
+            label: (out.len() + 1).to_string(),
+            control_text: shown.to_string(),
+            control_type: ty.to_string(),
+            parent_control_text: pt,
+            parent_control_type: pty,
+            rect: n.rect,
+        });
+    }
+    out
+}
+
+/// A real desktop on an X display.
+pub struct X11Desktop {
+    session: session::Session,
+    display: display::Display,
+    a11y: a11y::A11y,
+    apps: Vec<AppEntry>,
+    catalog: Catalog,
+    fixtures: PathBuf,
+    launched: Vec<(String, Child)>,
+    events: Vec<Event>,
+    /// The last observation (what actions are resolved against).
+    last: Mutex<Option<Observation>>,
+}
+
+impl std::fmt::Debug for X11Desktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "X11Desktop({})", self.session.display)
+    }
+}
+
+impl X11Desktop {
+    /// Starts desktop number `slot` for `workspace` (see [`session::Session::start`]).
+    ///
+    /// # Errors
+    /// A missing program or catalogue, or a session that does not come up.
+    pub fn open(workspace: &Path, slot: usize) -> Result<X11Desktop, EnvError> {
+        let apps = load_catalogue(workspace)?;
+        let catalog = Catalog::load(workspace)?;
+        let session = session::Session::start(slot)?;
+        let display = display::Display::connect(&session.display)?;
+        let bus = session
+            .env
+            .iter()
+            .find(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS")
+            .map(|(_, v)| v.clone());
+        let a11y = a11y::A11y::start(bus.as_deref())?;
+        Ok(X11Desktop {
+            session,
+            display,
+            a11y,
+            apps,
+            catalog,
+            fixtures: workspace
+                .join("resources")
+                .join("fixtures")
+                .join("home")
+                .join("user"),
+            launched: Vec::new(),
+            events: Vec::new(),
+            last: Mutex::new(None),
+        })
+    }
+
+    /// The catalogue entry named `name` (by name, case-insensitively, or file stem).
+    pub fn app(&self, name: &str) -> Option<&AppEntry> {
+        find_app(&self.apps, name)
+    }
+
+    /// The sandbox path of a task path (`/home/user/a.txt`); None outside the home.
+    pub fn host_path(&self, task_path: &str) -> Option<PathBuf> {
+        let rest = task_path.strip_prefix(HOME)?;
+        let rest = rest.trim_start_matches('/');
+        if rest.split('/').any(|p| p == "..") {
+            return None;
+        }
+        Some(self.session.home.join(rest))
+    }
+
+    /// Task text with the sandbox home written as `/home/user` (and back).
+    fn to_host(&self, text: &str) -> String {
+        text.replace(HOME, &self.session.home.to_string_lossy())
+    }
+
+    fn run_tool(&self, program: &str, args: &[&str], input: Option<&str>) -> Option<String> {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .envs(
+                self.session
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().ok()?;
+        if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+            use std::io::Write;
+            let _ = stdin.write_all(text.as_bytes());
+        }
+        let out = child.wait_with_output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+    }
+
+    /// Empties the sandboxed home and fills it from the fixtures.
+    fn reset_home(&self) -> Result<(), EnvError> {
+        let home = &self.session.home;
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Io { path, source }
+        };
+        for entry in std::fs::read_dir(home).map_err(io(home))? {
+            let p = entry.map_err(io(home))?.path();
+            if p.is_dir() {
+                std::fs::remove_dir_all(&p).map_err(io(&p))?;
+            } else {
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+        if self.fixtures.is_dir() {
+            copy_tree(&self.fixtures, home)?;
+        }
+        Ok(())
+    }
+
+    fn kill_apps(&mut self) {
+        for (_, mut child) in self.launched.drain(..) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts `app` (opening `file`, a task path, when given) and waits until its
+    /// window shows and its accessibility tree is readable.
+    ///
+    /// # Errors
+    /// An unknown application, a program that does not start, or no window in time.
+    pub fn launch(&mut self, app: &str, file: Option<&str>) -> Result<(), EnvError> {
+        let entry = self
+            .app(app)
+            .cloned()
+            .ok_or_else(|| EnvError::UnknownApp(app.to_string()))?;
+        let mut args: Vec<String> = entry.command[1..].to_vec();
+        if let Some(f) = file {
+            let host = self
+                .host_path(f)
+                .ok_or_else(|| fail(format!("'{f}' is not under {HOME}")))?;
+            for a in &entry.open {
+                args.push(a.replace("{path}", &host.to_string_lossy()));
+            }
+        }
+        let child = Command::new(&entry.command[0])
+            .args(&args)
+            .current_dir(&self.session.home)
+            .envs(
+                self.session
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| fail(format!("cannot start {}: {e}", entry.command[0])))?;
+        self.launched.push((entry.name.clone(), child));
+        let class = entry.window_class.to_lowercase();
+        if !session::wait_for(Duration::from_secs(20), || {
+            self.display
+                .windows()
+                .is_ok_and(|ws| ws.iter().any(|w| w.class.to_lowercase() == class))
+        }) {
+            return Err(fail(format!("{} opened no window within 20 s", entry.name)));
+        }
+        if !session::wait_for(Duration::from_secs(10), || {
+            self.a11y
+                .nodes(&entry.accessible_name)
+                .is_ok_and(|n| !controls_of(&n, None).is_empty())
+        }) {
+            return Err(fail(format!(
+                "{} does not show on the accessibility bus as '{}' within 10 s",
+                entry.name, entry.accessible_name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The catalogue entry of the active window.
+    fn active_app(&self) -> Result<(Option<AppEntry>, String), EnvError> {
+        let Some(w) = self.display.active_window()? else {
+            return Ok((None, String::new()));
+        };
+        let class = w.class.to_lowercase();
+        let app = self
+            .apps
+            .iter()
+            .find(|a| a.window_class.to_lowercase() == class)
+            .cloned();
+        Ok((app, w.title))
+    }
+
+    fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
+        let (app, title) = self.active_app()?;
+        let controls = match &app {
+            Some(a) => controls_of(&self.a11y.nodes(&a.accessible_name)?, Some(&title)),
+            None => Vec::new(),
+        };
+        let png = self.display.capture_png()?;
+        let scene = Scene {
+            title: title.clone(),
+            app: app.as_ref().map(|a| a.name.clone()),
+            controls: controls
+                .iter()
+                .map(|c| SceneControl {
+                    label: c.label.clone(),
+                    text: c.control_text.clone(),
+                    control_type: c.control_type.clone(),
+                    rect: c.rect,
+                    caption: None,
+                    lines: Vec::new(),
+                    selected: false,
+                    checked: false,
+                    scroll: None,
+                })
+                .collect(),
+            status: None,
+            dialog: None,
+            clock: String::new(),
+        };
+        let obs = Observation {
+            window_title: title,
+            controls,
+            feedback,
+            scene,
+            captured: Some(Arc::new(png)),
+        };
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
+        Ok(obs)
+    }
+
+    fn last_controls(&self) -> Vec<ControlInfo> {
+        self.last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|o| o.controls.clone())
+            .unwrap_or_default()
+    }
+
+    fn log(&mut self, kind: EventKind, control: Option<&ControlInfo>, hit: bool) {
+        let app = self.active_app().ok().and_then(|(a, _)| a.map(|a| a.name));
+        self.events.push(Event {
+            kind,
+            control_text: control.map(|c| c.control_text.clone()).unwrap_or_default(),
+            control_type: control.map(|c| c.control_type.clone()).unwrap_or_default(),
+            app,
+            hit,
+        });
+    }
+
+    /// Performs `action`; returns whether it reached a control (or needed none)
+    /// and the feedback.
+    fn act(&mut self, action: &Action) -> Result<(bool, String), EnvError> {
+        let controls = self.last_controls();
+        let target = resolve_control(&controls, action).map(|i| controls[i].clone());
+        let named = !action.control_text.trim().is_empty() || action.control_label.is_some();
+        let centre = |c: &ControlInfo| ((c.rect[0] + c.rect[2]) / 2, (c.rect[1] + c.rect[3]) / 2);
+        match &action.call {
+            ActionCall::ClickInput { button, double } => {
+                let Some(c) = target else {
+                    self.log(
+                        EventKind::Click {
+                            button: button.clone(),
+                            double: *double,
+                        },
+                        None,
+                        false,
+                    );
+                    return Ok((false, format!("No control '{}'", action.control_text)));
+                };
+                let b = match button.as_str() {
+                    "right" => 3,
+                    "middle" => 2,
+                    _ => 1,
+                };
+                let (x, y) = centre(&c);
+                self.display.click(x, y, b, *double)?;
+                self.log(
+                    EventKind::Click {
+                        button: button.clone(),
+                        double: *double,
+                    },
+                    Some(&c),
+                    true,
+                );
+                Ok((true, format!("Clicked '{}'", c.control_text)))
+            }
+            ActionCall::WheelMouseInput { wheel_dist } => {
+                let (x, y) = target.as_ref().map_or(
+                    (session::WIDTH as i32 / 2, session::HEIGHT as i32 / 2),
+                    centre,
+                );
+                self.display.scroll(x, y, *wheel_dist)?;
+                self.log(
+                    EventKind::Scroll { dist: *wheel_dist },
+                    target.as_ref(),
+                    target.is_some(),
+                );
+                Ok((target.is_some() || !named, "Scrolled".into()))
+            }
+            ActionCall::KeyboardInput { keys } => {
+                if named && target.is_none() {
+                    return Ok((false, format!("No control '{}'", action.control_text)));
+                }
+                if let Some(c) = &target {
+                    if matches!(c.control_type.as_str(), "Edit" | "Document") {
+                        let (x, y) = centre(c);
+                        self.display.click(x, y, 1, false)?;
+                    }
+                }
+                self.type_keys(keys, target.as_ref())?;
+                Ok((true, "Typed".into()))
+            }
+        }
+    }
+
+    /// Types `keys` (action notation): runs of characters as text, combinations
+    /// as key presses; each logged as the check APIs expect.
+    fn type_keys(&mut self, keys: &str, target: Option<&ControlInfo>) -> Result<(), EnvError> {
+        let mut text = String::new();
+        let flush = |me: &mut X11Desktop, text: &mut String| -> Result<(), EnvError> {
+            if !text.is_empty() {
+                let host = me.to_host(text);
+                me.display.type_text(&host)?;
+                me.log(EventKind::Type { text: text.clone() }, target, true);
+                text.clear();
+            }
+            Ok(())
+        };
+        for token in crate::env::sim::parse_keys(keys) {
+            match token {
+                crate::env::sim::KeyToken::Char(c) => text.push(c),
+                crate::env::sim::KeyToken::Combo(combo) => {
+                    flush(self, &mut text)?;
+                    let syms = display::combo_keysyms(&combo)
+                        .ok_or_else(|| fail(format!("unknown key combination '{combo}'")))?;
+                    self.display.keys(&syms)?;
+                    self.log(EventKind::Keys { keys: combo }, target, true);
+                }
+            }
+        }
+        flush(self, &mut text)
+    }
+}
+
+impl Drop for X11Desktop {
+    fn drop(&mut self) {
+        self.kill_apps();
+    }
+}
+
+/// The entry named `name`: exact name, then name ignoring case, then file stem.
+pub fn find_app<'a>(apps: &'a [AppEntry], name: &str) -> Option<&'a AppEntry> {
+    apps.iter()
+        .find(|a| a.name == name)
+        .or_else(|| apps.iter().find(|a| a.name.eq_ignore_ascii_case(name)))
+        .or_else(|| apps.iter().find(|a| a.stem.eq_ignore_ascii_case(name)))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), EnvError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EnvError::Io { path, source }
+    };
+    std::fs::create_dir_all(to).map_err(io(to))?;
+    for entry in std::fs::read_dir(from).map_err(io(from))? {
+        let entry = entry.map_err(io(from))?;
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target).map_err(io(&target))?;
+        }
+    }
+    Ok(())
+}
+
+/// Stand-in content of a prepared input file (as on the simulated desktop).
+fn stand_in(path: &str) -> String {
+    match path.rsplit_once('.').map(|(_, e)| e) {
+        Some("csv") => "Item,Amount\nPrepared,1".to_string(),
+        _ => format!("Prepared input {}", path.rsplit('/').next().unwrap_or(path)),
+    }
+}
+
+impl Environment for X11Desktop {
+    fn backend(&self) -> EnvBackend {
+        EnvBackend::X11
+    }
+
+    fn applications(&self) -> Vec<String> {
+        self.apps.iter().map(|a| a.name.clone()).collect()
+    }
+
+    fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
+        self.kill_apps();
+        self.events.clear();
+        // Let the window manager drop the closed windows.
+        session::wait_for(Duration::from_secs(5), || {
+            self.display.windows().is_ok_and(|w| w.is_empty())
+        });
+        self.reset_home()?;
+        for (path, content) in &setup.files {
+            let host = self
+                .host_path(path)
+                .ok_or_else(|| EnvError::Setup(format!("file '{path}' is not under {HOME}")))?;
+            if let Some(parent) = host.parent() {
+                std::fs::create_dir_all(parent).map_err(|source| EnvError::Io {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
+            }
+            std::fs::write(&host, content).map_err(|source| EnvError::Io {
+                path: host.clone(),
+                source,
+            })?;
+        }
+        if let Some(text) = &setup.clipboard_text {
+            self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
+                .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))?;
+        }
+        for app in &setup.launch {
+            self.launch(app, None)?;
+        }
+        self.observation(None)
+    }
+
+    fn observe(&self) -> Result<Observation, EnvError> {
+        self.observation(None)
+    }
+
+    fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let (ok, feedback) = self.act(action)?;
+        // Let the application redraw and update its accessible objects.
+        std::thread::sleep(Duration::from_millis(250));
+        Ok(StepOutcome {
+            ok,
+            observation: self.observation(Some(feedback))?,
+        })
+    }
+
+    fn probes(&self) -> &dyn Probes {
+        self
+    }
+
+    fn holds(&self, resource: &Resource) -> bool {
+        let Some(kind) = self.catalog.kinds.get(&resource.kind) else {
+            return false;
+        };
+        let param = resource.parameter.as_deref().unwrap_or("");
+        if kind.directory {
+            return self.dir_exists(param);
+        }
+        if !kind.file_kinds.is_empty() {
+            return self.file_text(param).is_some();
+        }
+        match resource.kind.as_str() {
+            "text_in_clipboard" => self.clipboard_text().is_some_and(|t| !t.is_empty()),
+            _ => false,
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        _app: &str,
+        input: &Resource,
+        _params: &ParameterSet,
+    ) -> Result<(), String> {
+        let cannot = || format!("input resource {input} cannot be prepared on a real desktop");
+        let kind = self.catalog.kinds.get(&input.kind).ok_or_else(cannot)?;
+        let param = input.parameter.clone().unwrap_or_default();
+        if kind.directory || !kind.file_kinds.is_empty() {
+            let host = self.host_path(&param).ok_or_else(cannot)?;
+            let made = if kind.directory {
+                std::fs::create_dir_all(&host)
+            } else {
+                host.parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::write(&host, stand_in(&param)))
+            };
+            return made.map_err(|e| format!("{}: {e}", cannot()));
+        }
+        if input.kind == "text_in_clipboard" {
+            let text = if param.is_empty() {
+                "Prepared text"
+            } else {
+                &param
+            };
+            return self
+                .run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
+                .map(|_| ())
+                .ok_or_else(cannot);
+        }
+        Err(cannot())
+    }
+}
+
+impl Probes for X11Desktop {
+    fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    fn file_text(&self, path: &str) -> Option<String> {
+        let host = self.host_path(path)?;
+        let bytes = std::fs::read(host).ok()?;
+        Some(String::from_utf8_lossy(&bytes).to_string())
+    }
+
+    fn dir_exists(&self, path: &str) -> bool {
+        self.host_path(path).is_some_and(|p| p.is_dir())
+    }
+
+    fn clipboard_text(&self) -> Option<String> {
+        self.run_tool("xclip", &["-selection", "clipboard", "-o"], None)
+    }
+
+    fn control_texts(&self) -> Vec<String> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(obs) = last.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = vec![obs.window_title.clone()];
+        out.extend(obs.controls.iter().map(|c| c.control_text.clone()));
+        out
+    }
+
+    fn screen_texts(&self) -> Vec<String> {
+        self.control_texts()
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    fn window_titles(&self) -> Vec<String> {
+        self.display
+            .windows()
+            .map(|ws| ws.into_iter().map(|w| w.title).collect())
+            .unwrap_or_default()
+    }
+
+    fn paths_under(&self, dir: &str) -> Vec<(String, bool)> {
+        let Some(root) = self.host_path(dir) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let Ok(rel) = p.strip_prefix(&self.session.home) else {
+                    continue;
+                };
+                let is_dir = p.is_dir();
+                out.push((format!("{HOME}/{}", rel.to_string_lossy()), is_dir));
+                if is_dir {
+                    stack.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repository_catalogue_loads_with_eight_applications() {
+        let apps = load_catalogue(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        assert!(apps.len() >= 8, "{apps:?}");
+        let categories: std::collections::BTreeSet<_> = apps.iter().map(|a| &a.category).collect();
+        assert!(categories.len() >= 4, "{categories:?}");
+        assert_eq!(
+            find_app(&apps, "mousepad").map(|a| a.name.as_str()),
+            Some("Mousepad")
+        );
+        assert_eq!(
+            find_app(&apps, "MOUSEPAD").map(|a| a.name.as_str()),
+            Some("Mousepad")
+        );
+    }
+
+    #[test]
+    fn a_bad_catalogue_entry_names_its_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let apps = dir.path().join("resources/x11/apps");
+        std::fs::create_dir_all(&apps).unwrap();
+        std::fs::write(
+            apps.join("broken.toml"),
+            "name = \"X\"\ncategory = \"Office\"\ncommand = [\"x\"]\nwindow_clas = \"X\"\n",
+        )
+        .unwrap();
+        let err = load_catalogue(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("broken.toml:4"), "{err}");
+    }
+
+    #[test]
+    fn roles_map_to_control_types_and_layout_is_skipped() {
+        assert_eq!(control_type("push button"), Some("Button"));
+        assert_eq!(control_type("menu item"), Some("MenuItem"));
+        assert_eq!(control_type("text"), Some("Edit"));
+        assert_eq!(control_type("panel"), None);
+        let node = |name: &str, role: &str, rect: [i32; 4], parent: Option<usize>| a11y::Node {
+            name: name.into(),
+            role: role.into(),
+            rect,
+            parent,
+            focused: false,
+            text: String::new(),
+        };
+        let nodes = vec![
+            node("Untitled - Mousepad", "frame", [0, 0, 800, 600], None),
+            node("", "panel", [0, 0, 800, 30], Some(0)),
+            node("Save", "push button", [10, 5, 60, 25], Some(1)),
+            node(
+                "Hidden",
+                "menu item",
+                [-2147483648, -2147483648, -2147483647, -2147483647],
+                Some(1),
+            ),
+        ];
+        let controls = controls_of(&nodes, None);
+        assert_eq!(controls.len(), 1);
+        assert_eq!(controls[0].control_text, "Save");
+        assert_eq!(controls[0].parent_control_text, "Untitled - Mousepad");
+        assert_eq!(controls[0].parent_control_type, "Window");
+        // A dialog: only its controls.
+        let mut with_dialog = nodes.clone();
+        with_dialog.push(node("Save As", "dialog", [100, 100, 500, 400], None));
+        with_dialog.push(node("Cancel", "push button", [110, 350, 200, 380], Some(4)));
+        let controls = controls_of(&with_dialog, Some("Save As"));
+        assert_eq!(controls.len(), 1);
+        assert_eq!(controls[0].control_text, "Cancel");
+        assert_eq!(controls[0].parent_control_text, "Save As");
+    }
+}

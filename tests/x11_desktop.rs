@@ -1,0 +1,188 @@
+//! The x11 backend on a real display: starts its own Xvfb session, drives real
+//! Debian applications (Mousepad, galculator) through XTest, reads them back through
+//! the accessibility bus, the sandboxed files and the check APIs, and captures a
+//! screenshot that shows the window.
+//!
+//! Needs `xvfb openbox dbus at-spi2-core xclip mousepad galculator` (`.ci/run`
+//! installs them). Without them the test says so and passes, except under CI
+//! (`CI=true`), where a missing program fails it.
+
+use synth::env::x11::{session, X11Desktop};
+use synth::env::{run_check, Environment, Probes, Setup};
+use synth::model::{Action, ActionCall, CheckCall, ParameterSet};
+
+fn available() -> bool {
+    let missing = session::missing_program().or_else(|| {
+        ["mousepad", "galculator", "xclip"]
+            .into_iter()
+            .find(|p| {
+                !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                    .any(|d| d.join(p).is_file())
+            })
+            .map(str::to_string)
+    });
+    match missing {
+        None => true,
+        Some(m) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("{m} is missing: .ci/run must install it")
+        }
+        Some(m) => {
+            eprintln!("skipping the x11 test: {m} is not installed");
+            false
+        }
+    }
+}
+
+fn click(text: &str) -> Action {
+    Action {
+        call: ActionCall::ClickInput {
+            button: "left".into(),
+            double: false,
+        },
+        control_label: None,
+        control_text: text.into(),
+    }
+}
+
+fn keys(control: &str, keys: &str) -> Action {
+    Action {
+        call: ActionCall::KeyboardInput { keys: keys.into() },
+        control_label: None,
+        control_text: control.into(),
+    }
+}
+
+#[test]
+fn real_applications_are_driven_observed_and_checked() {
+    if !available() {
+        return;
+    }
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut desk = X11Desktop::open(ws, 0).unwrap();
+    assert!(desk.applications().contains(&"Mousepad".to_string()));
+
+    // Mousepad: type a line, save it with Ctrl+S into the sandboxed home.
+    let obs = desk
+        .reset(&Setup {
+            launch: vec!["Mousepad".into()],
+            ..Setup::default()
+        })
+        .unwrap();
+    assert!(
+        obs.window_title.contains("Mousepad"),
+        "{}",
+        obs.window_title
+    );
+    assert!(
+        obs.controls.iter().any(|c| c.control_type == "MenuItem"),
+        "{:#?}",
+        obs.controls
+    );
+    let png = obs.screenshot(false).unwrap();
+    let decoded = image_stats(&png);
+    assert!(
+        decoded > 50,
+        "the screenshot shows the window ({decoded} colours)"
+    );
+    let marked = obs.screenshot(true).unwrap();
+    assert_ne!(marked, png, "set-of-marks boxes are drawn over the capture");
+
+    let out = desk.step(&keys("", "Hello from synth{enter}")).unwrap();
+    assert!(out.ok);
+    let out = desk.step(&keys("", "^s")).unwrap();
+    assert!(out.ok);
+    // The save dialog: type the name into its focused field and confirm.
+    dump("after_ctrl_s", &out.observation);
+    assert!(
+        out.observation
+            .controls
+            .iter()
+            .all(|c| c.control_text != "Hello from synth"),
+        "the dialog hides the document's controls"
+    );
+    let out = desk
+        .step(&keys("", "/home/user/Documents/from_synth.txt"))
+        .unwrap();
+    dump("after_name", &out.observation);
+    assert!(out.ok);
+    let out = desk.step(&click("Save")).unwrap();
+    dump("after_save", &out.observation);
+    assert!(out.ok, "{:?}", out.observation.feedback);
+    let mut saved = None;
+    for _ in 0..40 {
+        saved = desk.file_text("/home/user/Documents/from_synth.txt");
+        if saved.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        saved.as_deref().map(str::trim_end),
+        Some("Hello from synth")
+    );
+    let params = ParameterSet::new();
+    let exists = CheckCall::CheckFileContains {
+        file_path: "/home/user/Documents/from_synth.txt".into(),
+        text: "Hello from synth".into(),
+    };
+    assert!(run_check(&exists.instantiate(&params), desk.probes()));
+    assert!(desk
+        .probes()
+        .events()
+        .iter()
+        .any(|e| matches!(&e.kind, synth::env::EventKind::Keys { keys } if keys == "^s")));
+    assert!(
+        desk.window_titles()
+            .iter()
+            .any(|t| t.contains("from_synth.txt")),
+        "{:?}",
+        desk.window_titles()
+    );
+
+    // galculator: press 7 × 6 = by the buttons' accessible names.
+    let obs = desk
+        .reset(&Setup {
+            launch: vec!["Galculator".into()],
+            ..Setup::default()
+        })
+        .unwrap();
+    dump("galculator", &obs);
+    assert!(
+        desk.file_text("/home/user/Documents/from_synth.txt")
+            .is_none(),
+        "reset empties the home"
+    );
+    for b in ["7", "*", "6", "="] {
+        let out = desk.step(&click(b)).unwrap();
+        assert!(out.ok, "button {b}: {:?}", out.observation.feedback);
+    }
+    let texts = desk.control_texts();
+    eprintln!("galculator texts: {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("42")), "{texts:?}");
+    assert!(!desk.step(&click("No such button")).unwrap().ok);
+}
+
+/// Distinct colours in a PNG (a uniform or blank capture has very few).
+fn image_stats(png_bytes: &[u8]) -> usize {
+    let mut dec = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    dec.set_transformations(png::Transformations::EXPAND);
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let ch = info.color_type.samples();
+    let mut colours = std::collections::BTreeSet::new();
+    for p in buf[..info.buffer_size()].chunks_exact(ch) {
+        colours.insert((p[0], p[1], p[2]));
+    }
+    colours.len()
+}
+
+/// With SYNTH_TEST_SHOTS=DIR, writes an observation's screenshot and controls there
+/// (for looking at what the test saw).
+fn dump(name: &str, obs: &synth::env::Observation) {
+    if let Ok(dir) = std::env::var("SYNTH_TEST_SHOTS") {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(format!("{dir}/{name}.png"), obs.screenshot(true).unwrap());
+        let _ = std::fs::write(format!("{dir}/{name}.txt"), format!("{:#?}", obs.controls));
+    }
+}
