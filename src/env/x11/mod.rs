@@ -92,7 +92,7 @@ pub fn load_catalogue(workspace: &Path) -> Result<Vec<AppEntry>, EnvError> {
         let mut app: AppEntry = toml::from_str(&text).map_err(|e| EnvError::Spec {
             path: path.clone(),
             line: e.span().map_or(0, |s| {
-                text[..s.start.min(text.len())].lines().count().max(1)
+                text[..s.start.min(text.len())].matches('\n').count() + 1
             }),
             message: e.message().to_string(),
         })?;
