@@ -64,6 +64,14 @@ pub struct GlobalArgs {
     /// Ask the model again even when the call record holds an answer.
     #[arg(long, global = true)]
     pub no_cache: bool,
+    /// The desktop: sim (the embedded simulated desktop, default), x11 (real Linux
+    /// applications on an Xvfb display; see the README for what to install) or
+    /// osworld (an OSWorld VM's server, with --osworld-url).
+    #[arg(long = "env", global = true, value_enum, value_name = "BACKEND")]
+    pub env_backend: Option<crate::env::EnvBackend>,
+    /// The in-VM server of `--env osworld` (http://HOST:5000).
+    #[arg(long, global = true, value_name = "URL")]
+    pub osworld_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
@@ -238,6 +246,8 @@ pub struct Settings {
     pub jobs: usize,
     pub quiet: bool,
     pub log_format: LogFormat,
+    /// The desktop (`--env`, `--osworld-url`).
+    pub env: crate::env::EnvSetup,
 }
 
 impl Settings {
@@ -278,6 +288,10 @@ impl Settings {
                 .log_format
                 .or(file.log_format)
                 .unwrap_or(LogFormat::Text),
+            env: crate::env::EnvSetup {
+                backend: global.env_backend.unwrap_or_default(),
+                osworld_url: global.osworld_url.clone(),
+            },
         })
     }
 }
@@ -325,7 +339,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Llm(LlmCommand::Ping) => return llm_ping(&cli.global, &file),
         Command::Env(cmd) => {
             let stdout = std::io::stdout();
-            crate::env::run_command(cmd, &settings.workspace, &mut stdout.lock())?;
+            crate::env::run_command(cmd, &settings.workspace, &settings.env, &mut stdout.lock())?;
             return Ok(Outcome::Done);
         }
         _ => {}
@@ -355,8 +369,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             no_cache: cli.global.no_cache,
             replay_file: None,
         },
-        env: Default::default(),
+        env: settings.env.clone(),
     };
+    refuse_unsupported(&cli.command, &settings.env)?;
     let result = run_command(&cli, &settings, &file, &catalog, &cx);
     if let Err(err) = &result {
         if cli.command.writes_store() {
@@ -368,6 +383,29 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
     }
     result
+}
+
+/// The stages that still plan on the simulated desktop itself (its offline
+/// explorer, actor and trajectory joiner read the simulator's application files
+/// and state) refuse a real desktop with one clear message instead of running on
+/// the wrong one.
+fn refuse_unsupported(command: &Command, env: &crate::env::EnvSetup) -> Result<()> {
+    if env.backend == crate::env::EnvBackend::Sim {
+        return Ok(());
+    }
+    let name = match command {
+        Command::Run(_) => "run",
+        Command::Explore(_) => "explore",
+        Command::Verify(_) => "verify",
+        Command::Trajectories(_) => "trajectories",
+        Command::Eval(_) => "eval",
+        _ => return Ok(()),
+    };
+    bail!(
+        "`synth {name}` runs on the simulated desktop only so far; with --env {} \
+         `synth env list|show|play` drive the real applications",
+        env.backend.name()
+    )
 }
 
 /// Runs a command that uses the store.

@@ -10,7 +10,12 @@ fn workspace() -> PathBuf {
 
 fn run(cmd: EnvCommand) -> (Result<(), EnvError>, String) {
     let mut out = Vec::new();
-    let r = run_command(&cmd, &workspace(), &mut out);
+    let r = run_command(
+        &cmd,
+        &workspace(),
+        &synth::env::EnvSetup::default(),
+        &mut out,
+    );
     (r, String::from_utf8(out).unwrap())
 }
 

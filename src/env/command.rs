@@ -1,6 +1,8 @@
 //! The `synth env` subcommands: `list`, `show APP`, `play APP --actions FILE.json
-//! [--screenshots DIR] [--checks FILE.json]`, `lint`. The CLI calls
-//! [`run_command`]; output goes to the given writer.
+//! [--screenshots DIR] [--checks FILE.json]`, `lint`, on the desktop `--env` names
+//! (the simulated one by default; `--env x11` lists and plays the real
+//! applications of `resources/x11/apps`). The CLI calls [`run_command`]; output
+//! goes to the given writer.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -10,7 +12,7 @@ use super::checks::run_check;
 use super::lint::lint_workspace;
 use super::sim::SimDesktop;
 use super::spec::{effects_of, Op};
-use super::{EnvError, Environment, EventKind, Observation, Probes, Setup};
+use super::{EnvBackend, EnvError, EnvSetup, Environment, EventKind, Observation, Setup};
 use crate::model::{Action, Check, CheckCall, ParameterSet};
 
 /// `synth env ...`
@@ -41,12 +43,18 @@ fn w(out: &mut dyn Write, s: impl AsRef<str>) -> Result<(), EnvError> {
     writeln!(out, "{}", s.as_ref()).map_err(EnvError::Output)
 }
 
-/// Runs one `synth env` subcommand in `workspace`.
+/// Runs one `synth env` subcommand in `workspace` on the desktop `env` names.
 pub fn run_command(
     cmd: &EnvCommand,
     workspace: &Path,
+    env: &EnvSetup,
     out: &mut dyn Write,
 ) -> Result<(), EnvError> {
+    if env.backend == EnvBackend::X11 {
+        if let Some(done) = x11_command(cmd, workspace, env, out) {
+            return done;
+        }
+    }
     match cmd {
         EnvCommand::List => {
             let desk = SimDesktop::load(workspace)?;
@@ -70,6 +78,12 @@ pub fn run_command(
             let desk = SimDesktop::load(workspace)?;
             let a = desk
                 .app(app)
+                .or_else(|| {
+                    desk.apps().iter().find(|a| {
+                        a.spec.name.eq_ignore_ascii_case(app)
+                            || a.path.file_stem().and_then(|s| s.to_str()) == Some(app.as_str())
+                    })
+                })
                 .ok_or_else(|| EnvError::UnknownApp(app.clone()))?;
             let kinds = desk.kinds().clone();
             let kind_of_ext = |e: &str| -> Vec<String> {
@@ -150,6 +164,7 @@ pub fn run_command(
             checks,
         } => play(
             workspace,
+            env,
             app,
             actions,
             screenshots.as_deref(),
@@ -228,8 +243,48 @@ struct ChecksFile {
     params: ParameterSet,
 }
 
+/// The subcommands that differ on the real desktop: `list` and `show` read the
+/// catalogue, `lint` loads it; None for those that are the same on every backend.
+fn x11_command(
+    cmd: &EnvCommand,
+    workspace: &Path,
+    _env: &EnvSetup,
+    out: &mut dyn Write,
+) -> Option<Result<(), EnvError>> {
+    let apps = match super::x11::load_catalogue(workspace) {
+        Ok(a) => a,
+        Err(e) => return Some(Err(e)),
+    };
+    let result = match cmd {
+        EnvCommand::List => apps.iter().try_for_each(|a| {
+            w(
+                out,
+                format!(
+                    "{:<16} {:<22} {} (opens: {})",
+                    a.name,
+                    a.category,
+                    a.command.join(" "),
+                    if a.extensions.is_empty() {
+                        "-".to_string()
+                    } else {
+                        a.extensions.join(", ")
+                    }
+                ),
+            )
+        }),
+        EnvCommand::Show { app } => match super::x11::find_app(&apps, app) {
+            Some(a) => w(out, format!("{a:#?}")),
+            None => Err(EnvError::UnknownApp(app.clone())),
+        },
+        EnvCommand::Lint => w(out, format!("{} application files OK", apps.len())),
+        EnvCommand::Play { .. } => return None,
+    };
+    Some(result)
+}
+
 fn play(
     workspace: &Path,
+    env: &EnvSetup,
     app: &str,
     actions: &Path,
     screenshots: Option<&Path>,
@@ -256,12 +311,12 @@ fn play(
         ),
         None => None,
     };
-    let mut desk = SimDesktop::load(workspace)?;
-    let before: BTreeSet<String> = files(&desk);
+    let mut desk = env.open(workspace, 0)?;
     let mut obs = desk.reset(&Setup {
         launch: vec![app.to_string()],
         ..Setup::default()
     })?;
+    let before: BTreeSet<String> = files(desk.as_ref());
     if let Some(dir) = screenshots {
         std::fs::create_dir_all(dir).map_err(|source| EnvError::Io {
             path: dir.to_path_buf(),
@@ -282,7 +337,7 @@ fn play(
     print_observation(out, &obs)?;
     shot(&obs, 0)?;
     for (i, a) in list.iter().enumerate() {
-        let outcome = desk.step(a);
+        let outcome = desk.step(a)?;
         obs = outcome.observation;
         w(
             out,
@@ -303,7 +358,8 @@ fn play(
     }
     // The value of every check API, for arguments taken from this run.
     let mut calls: Vec<CheckCall> = Vec::new();
-    for e in desk.events() {
+    let probes = desk.probes();
+    for e in probes.events() {
         match &e.kind {
             EventKind::Click { .. } if e.hit => calls.push(CheckCall::CheckMouseClicks {
                 text: e.control_text.clone(),
@@ -317,9 +373,9 @@ fn play(
             _ => {}
         }
     }
-    let after = files(&desk);
+    let after = files(desk.as_ref());
     for f in after.difference(&before) {
-        if desk.dir_exists(f) {
+        if probes.dir_exists(f) {
             calls.push(CheckCall::CheckDirExists {
                 dir_path: f.clone(),
             });
@@ -334,11 +390,11 @@ fn play(
             file_path: f.clone(),
         });
     }
-    if let Some(t) = desk.clipboard_text() {
+    if let Some(t) = probes.clipboard_text() {
         let first = t.lines().next().unwrap_or("").to_string();
         calls.push(CheckCall::CheckClipboardContains { text: first });
     }
-    for t in desk.window_titles() {
+    for t in probes.window_titles() {
         calls.push(CheckCall::CheckWindowOpen { title: t });
     }
     calls.push(CheckCall::CheckTextExistsViaControl {
@@ -355,11 +411,11 @@ fn play(
     for c in calls {
         let line = format!("{} {:?}", c.api_name(), c.args());
         if seen.insert(line.clone()) {
-            w(out, format!("  {line} = {}", run_check(&c, &desk)))?;
+            w(out, format!("  {line} = {}", run_check(&c, probes)))?;
         }
     }
     if let Some(cf) = check_file {
-        let r = super::checks::evaluate(&cf.checks, &cf.params, &desk);
+        let r = super::checks::evaluate(&cf.checks, &cf.params, probes);
         w(
             out,
             format!(
@@ -371,6 +427,13 @@ fn play(
     Ok(())
 }
 
-fn files(desk: &SimDesktop) -> BTreeSet<String> {
-    desk.state().vfs.paths().map(|(p, _)| p.clone()).collect()
+/// Every file and folder in the user's home, but hidden ones (applications keep
+/// their settings and caches there).
+fn files(desk: &dyn Environment) -> BTreeSet<String> {
+    desk.probes()
+        .paths_under(super::sim::HOME)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| !p.split('/').any(|part| part.starts_with('.')))
+        .collect()
 }
