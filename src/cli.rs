@@ -158,6 +158,22 @@ pub enum PerfCommand {
     /// from 255 subtasks over 49 applications) with exact topo_count, orders up to
     /// the cap and exact CS_max for every task.
     Compose(PerfComposeArgs),
+    /// Step latency on the desktop `--env` names (action, screenshot and controls),
+    /// over a cycle of opening and closing the application's first menu.
+    Env(PerfEnvArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PerfEnvArgs {
+    /// The application to launch (as `synth env list` names it).
+    #[arg(long, default_value = "Mousepad")]
+    pub app: String,
+    /// Steps to time.
+    #[arg(long, default_value_t = 60)]
+    pub steps: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -336,6 +352,16 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     init_logging(&settings);
     match &cli.command {
         Command::Perf(PerfCommand::Compose(args)) => return perf_compose(args, &settings),
+        Command::Perf(PerfCommand::Env(args)) => {
+            let mut desk = settings.env.open(&settings.workspace, 0)?;
+            let r = crate::env::perf::step_latency(desk.as_mut(), &args.app, args.steps)?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                println!("{r}");
+            }
+            return Ok(Outcome::Done);
+        }
         Command::Llm(LlmCommand::Ping) => return llm_ping(&cli.global, &file),
         Command::Env(cmd) => {
             let stdout = std::io::stdout();

@@ -9,6 +9,7 @@
 pub mod checks;
 pub mod command;
 pub mod lint;
+pub mod perf;
 pub mod render;
 pub mod sim;
 pub mod spec;
