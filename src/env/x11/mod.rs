@@ -32,6 +32,9 @@ use super::{
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
 
+/// How long a launched application may take to show its window.
+const LAUNCH_LIMIT: Duration = Duration::from_secs(90);
+
 /// The task-side path of the user's home.
 const HOME: &str = "/home/user";
 
@@ -379,20 +382,26 @@ impl X11Desktop {
             .map_err(|e| fail(format!("cannot start {}: {e}", entry.command[0])))?;
         self.launched.push((entry.name.clone(), child));
         let class = entry.window_class.to_lowercase();
-        if !session::wait_for(Duration::from_secs(20), || {
+        // A first start in a fresh home builds caches (fonts, icons): minutes on a
+        // loaded machine are possible, seconds are usual.
+        if !session::wait_for(LAUNCH_LIMIT, || {
             self.display
                 .windows()
                 .is_ok_and(|ws| ws.iter().any(|w| w.class.to_lowercase() == class))
         }) {
-            return Err(fail(format!("{} opened no window within 20 s", entry.name)));
+            return Err(fail(format!(
+                "{} opened no window within {} s",
+                entry.name,
+                LAUNCH_LIMIT.as_secs()
+            )));
         }
-        if !session::wait_for(Duration::from_secs(10), || {
+        if !session::wait_for(Duration::from_secs(30), || {
             self.a11y
                 .nodes(&entry.accessible_name)
                 .is_ok_and(|n| !controls_of(&n, None).is_empty())
         }) {
             return Err(fail(format!(
-                "{} does not show on the accessibility bus as '{}' within 10 s",
+                "{} does not show on the accessibility bus as '{}' within 30 s",
                 entry.name, entry.accessible_name
             )));
         }
