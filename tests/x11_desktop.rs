@@ -186,3 +186,51 @@ fn dump(name: &str, obs: &synth::env::Observation) {
         let _ = std::fs::write(format!("{dir}/{name}.txt"), format!("{:#?}", obs.controls));
     }
 }
+
+#[test]
+fn desktops_side_by_side_do_not_share_a_display_bus_or_home() {
+    if !available() {
+        return;
+    }
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let runs: Vec<_> = (0..2)
+        .map(|slot| {
+            std::thread::spawn(move || {
+                let mut desk = X11Desktop::open(ws, slot).unwrap();
+                desk.reset(&Setup {
+                    launch: vec!["Galculator".into()],
+                    files: [(
+                        "/home/user/Documents/slot.txt".to_string(),
+                        format!("slot {slot}"),
+                    )]
+                    .into(),
+                    ..Setup::default()
+                })
+                .unwrap();
+                let digit = if slot == 0 { "3" } else { "8" };
+                assert!(desk.step(&click(digit)).unwrap().ok);
+                let typed: Vec<String> = desk
+                    .probes()
+                    .events()
+                    .iter()
+                    .map(|e| e.control_text.clone())
+                    .collect();
+                (
+                    typed,
+                    desk.file_text("/home/user/Documents/slot.txt"),
+                    desk.control_texts(),
+                )
+            })
+        })
+        .collect();
+    for (slot, run) in runs.into_iter().enumerate() {
+        let (events, file, texts) = run.join().unwrap();
+        let digit = if slot == 0 { "3" } else { "8" };
+        assert_eq!(events, vec![digit.to_string()], "slot {slot}");
+        assert_eq!(file.as_deref(), Some(format!("slot {slot}").as_str()));
+        assert!(
+            texts.iter().any(|t| t.trim() == digit),
+            "slot {slot}: {texts:?}"
+        );
+    }
+}

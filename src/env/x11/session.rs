@@ -81,13 +81,14 @@ pub fn missing_program() -> Option<String> {
 }
 
 impl Session {
-    /// Starts a session on display `:base+slot` (or attaches, see the module doc).
+    /// Starts session number `slot` on a display of its own (or attaches, see the
+    /// module doc); sessions started at once never share a display or a bus.
     ///
     /// # Errors
     /// A missing program, or a display or bus that does not come up in time.
     pub fn start(slot: usize) -> Result<Session, EnvError> {
         let home_dir = tempfile::Builder::new()
-            .prefix("synth-x11-home-")
+            .prefix(&format!("synth-x11-home-{slot}-"))
             .tempdir()
             .map_err(|e| fail(format!("cannot make the sandboxed home: {e}")))?;
         let home = home_dir.path().to_path_buf();
@@ -109,30 +110,16 @@ impl Session {
         if let Some(missing) = missing_program() {
             return Err(fail(format!("{missing} is not installed")));
         }
-        let number = free_display(70 + slot * 3)?;
+        let (xvfb, number) = start_xvfb()?;
         let display = format!(":{number}");
         let mut session = Session {
             display: display.clone(),
             env: vec![("DISPLAY".to_string(), display.clone())],
             home: home.clone(),
             _home_dir: home_dir,
-            children: Vec::new(),
+            children: vec![xvfb],
             bus_pid: None,
         };
-        let screen = format!("{WIDTH}x{HEIGHT}x24");
-        let xvfb = spawn(
-            "Xvfb",
-            &[&display, "-screen", "0", &screen, "-nolisten", "tcp"],
-            &[],
-        )?;
-        session.children.push(xvfb);
-        if !wait_for(Duration::from_secs(10), || {
-            Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
-        }) {
-            return Err(fail(format!(
-                "Xvfb did not open display {display} within 10 s"
-            )));
-        }
         session.start_bus()?;
         let env = session.env.clone();
         session.children.push(spawn("openbox", &[], &env)?);
@@ -198,14 +185,46 @@ fn app_env(home: &Path) -> Vec<(String, String)> {
     ]
 }
 
-/// The first display number from `from` with no X server (no socket, no lock).
-fn free_display(from: usize) -> Result<usize, EnvError> {
-    (from..from + 200)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .ok_or_else(|| fail("no free X display number"))
+/// Starts Xvfb on a display number it picks itself (`-displayfd`: the server
+/// takes the first free number and writes it when it is ready, so desktops
+/// started at once, in one process or several, never share a display).
+fn start_xvfb() -> Result<(Child, u32), EnvError> {
+    use std::io::{BufRead, BufReader};
+    let screen = format!("{WIDTH}x{HEIGHT}x24");
+    let mut child = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            &screen,
+            "-nolisten",
+            "tcp",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| fail(format!("cannot start Xvfb: {e} (apt-get install xvfb)")))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| fail("Xvfb gave no output pipe"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
+    match line.trim().parse::<u32>() {
+        Ok(n) => Ok((child, n)),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(fail("Xvfb did not report a display within 20 s"))
+        }
+    }
 }
 
 /// Polls `ready` every 50 ms until it holds (true) or `limit` passes (false).
