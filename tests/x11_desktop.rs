@@ -152,6 +152,7 @@ fn real_applications_are_driven_observed_and_checked() {
             .is_none(),
         "reset empties the home"
     );
+    assert_eq!(desk.clipboard_text(), None, "reset empties the clipboard");
     for b in ["7", "*", "6", "="] {
         let out = desk.step(&click(b)).unwrap();
         assert!(out.ok, "button {b}: {:?}", out.observation.feedback);

@@ -155,6 +155,25 @@ impl Display {
         })
     }
 
+    /// Paints the root window (the desktop behind the windows) in `rgb`
+    /// (0xRRGGBB on a 24-bit true-colour screen).
+    ///
+    /// # Errors
+    /// When the display fails.
+    pub fn paint_background(&self, rgb: u32) -> Result<(), EnvError> {
+        use x11rb::protocol::xproto::ChangeWindowAttributesAux;
+        self.conn
+            .change_window_attributes(
+                self.root,
+                &ChangeWindowAttributesAux::new().background_pixel(rgb),
+            )
+            .map_err(x_err)?;
+        self.conn
+            .clear_area(false, self.root, 0, 0, 0, 0)
+            .map_err(x_err)?;
+        self.flush()
+    }
+
     /// The screen as RGB8 pixels with its width and height.
     ///
     /// # Errors

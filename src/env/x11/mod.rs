@@ -249,6 +249,10 @@ impl X11Desktop {
         let catalog = Catalog::load(workspace)?;
         let session = session::Session::start(slot)?;
         let display = display::Display::connect(&session.display)?;
+        if session.owns_display() {
+            // A desktop colour rather than X's black behind the windows.
+            display.paint_background(0x3a6e8f)?;
+        }
         let bus = session
             .env
             .iter()
@@ -292,6 +296,9 @@ impl X11Desktop {
         text.replace(HOME, &self.session.home.to_string_lossy())
     }
 
+    /// Runs a helper program of the session (xclip) and returns what it printed.
+    /// With `input`, the program reads it and keeps no pipe of ours (xclip forks
+    /// a process that serves the clipboard afterwards); the result is then "".
     fn run_tool(&self, program: &str, args: &[&str], input: Option<&str>) -> Option<String> {
         let mut cmd = Command::new(program);
         cmd.args(args)
@@ -301,19 +308,24 @@ impl X11Desktop {
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str())),
             )
-            .stdin(if input.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = cmd.spawn().ok()?;
-        if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+        if let Some(text) = input {
             use std::io::Write;
-            let _ = stdin.write_all(text.as_bytes());
+            let mut child = cmd
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .ok()?;
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(text.as_bytes());
+            }
+            return child
+                .wait()
+                .ok()
+                .filter(|s| s.success())
+                .map(|_| String::new());
         }
-        let out = child.wait_with_output().ok()?;
+        let out = cmd.stdin(Stdio::null()).output().ok()?;
         out.status
             .success()
             .then(|| String::from_utf8_lossy(&out.stdout).to_string())
@@ -648,10 +660,10 @@ impl Environment for X11Desktop {
                 source,
             })?;
         }
-        if let Some(text) = &setup.clipboard_text {
-            self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
-                .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))?;
-        }
+        // The previous task's clipboard must not leak into this one.
+        let clipboard = setup.clipboard_text.as_deref().unwrap_or("");
+        self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(clipboard))
+            .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))?;
         for app in &setup.launch {
             self.launch(app, None)?;
         }
@@ -743,8 +755,10 @@ impl Probes for X11Desktop {
         self.host_path(path).is_some_and(|p| p.is_dir())
     }
 
+    /// The clipboard's text; None when it is empty.
     fn clipboard_text(&self) -> Option<String> {
         self.run_tool("xclip", &["-selection", "clipboard", "-o"], None)
+            .filter(|t| !t.is_empty())
     }
 
     fn control_texts(&self) -> Vec<String> {

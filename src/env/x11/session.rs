@@ -81,6 +81,11 @@ pub fn missing_program() -> Option<String> {
 }
 
 impl Session {
+    /// Did this session start its own display (rather than attach to one)?
+    pub fn owns_display(&self) -> bool {
+        !self.children.is_empty()
+    }
+
     /// Starts session number `slot` on a display of its own (or attaches, see the
     /// module doc); sessions started at once never share a display or a bus.
     ///
