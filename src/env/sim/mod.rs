@@ -29,6 +29,7 @@ use crate::resources::{Catalog, KindSpec, Resource};
 pub use effects::arith;
 pub use holds::{has_rule, NON_PATH_RULES};
 pub use layout::{Live, Target};
+pub use prepare::stand_in;
 pub use vfs::{normalize, Vfs, VfsError, HOME};
 
 /// A document open in a window.

@@ -40,11 +40,7 @@ pub fn prepare(
         }
         Some(s) if !s.file_kinds.is_empty() => {
             let p = vfs::normalize(&param, HOME).map_err(|_| cannot())?;
-            let content = match vfs::extension(&p).as_str() {
-                "csv" | "xlsx" => "Item,Amount\nPrepared,1".to_string(),
-                _ => format!("Prepared input {}", vfs::base_name(&p)),
-            };
-            state.vfs.force_file(&p, content);
+            state.vfs.force_file(&p, stand_in(&p));
         }
         _ => match r.kind.as_str() {
             "text_in_clipboard" => {
@@ -160,4 +156,13 @@ fn open_document(
     st.active = None;
     desk.restore(st);
     Some(())
+}
+
+/// The content of a prepared input file at `path` (every backend writes the same):
+/// a small table for spreadsheet files, a line naming the file otherwise.
+pub fn stand_in(path: &str) -> String {
+    match vfs::extension(path).as_str() {
+        "csv" | "xlsx" => "Item,Amount\nPrepared,1".to_string(),
+        _ => format!("Prepared input {}", vfs::base_name(path)),
+    }
 }

@@ -620,14 +620,6 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), EnvError> {
     Ok(())
 }
 
-/// Stand-in content of a prepared input file (as on the simulated desktop).
-fn stand_in(path: &str) -> String {
-    match path.rsplit_once('.').map(|(_, e)| e) {
-        Some("csv") => "Item,Amount\nPrepared,1".to_string(),
-        _ => format!("Prepared input {}", path.rsplit('/').next().unwrap_or(path)),
-    }
-}
-
 impl Environment for X11Desktop {
     fn backend(&self) -> EnvBackend {
         EnvBackend::X11
@@ -721,7 +713,7 @@ impl Environment for X11Desktop {
             } else {
                 host.parent()
                     .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&host, stand_in(&param)))
+                    .and_then(|()| std::fs::write(&host, crate::env::sim::stand_in(&param)))
             };
             return made.map_err(|e| format!("{}: {e}", cannot()));
         }
