@@ -366,6 +366,12 @@ impl Display {
             .collect()
     }
 
+    /// Is a window manager running (it names its check window on the root)?
+    pub fn has_window_manager(&self) -> bool {
+        self.windows_of("_NET_SUPPORTING_WM_CHECK")
+            .is_ok_and(|ws| ws.first().is_some_and(|&w| w != 0))
+    }
+
     /// The window with the input focus, as the window manager says.
     ///
     /// # Errors

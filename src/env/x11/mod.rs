@@ -220,6 +220,14 @@ pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInf
 }
 
 /// A real desktop on an X display.
+/// How waiting for a launched program's window ended.
+enum WindowWait {
+    Shown,
+    TimedOut,
+    /// The program exited first (its exit status).
+    Exited(String),
+}
+
 pub struct X11Desktop {
     session: session::Session,
     display: display::Display,
@@ -250,6 +258,13 @@ impl X11Desktop {
         let session = session::Session::start(slot)?;
         let display = display::Display::connect(&session.display)?;
         if session.owns_display() {
+            // Windows are found through the window manager's client list: wait for
+            // it before anything is launched.
+            if !session::wait_for(Duration::from_secs(30), || display.has_window_manager()) {
+                return Err(fail(
+                    "the window manager (openbox) did not start within 30 s",
+                ));
+            }
             // A desktop colour rather than X's black behind the windows.
             display.paint_background(0x3a6e8f)?;
         }
@@ -360,10 +375,13 @@ impl X11Desktop {
     }
 
     /// Starts `app` (opening `file`, a task path, when given) and waits until its
-    /// window shows and its accessibility tree is readable.
+    /// window shows and its accessibility tree is readable. A start that shows no
+    /// window in time is killed and tried once more (a loaded machine's first start
+    /// in a fresh home can stall); a program that exits says so with its last words.
     ///
     /// # Errors
-    /// An unknown application, a program that does not start, or no window in time.
+    /// An unknown application, a program that does not start or exits, or no
+    /// window in time.
     pub fn launch(&mut self, app: &str, file: Option<&str>) -> Result<(), EnvError> {
         let entry = self
             .app(app)
@@ -378,34 +396,36 @@ impl X11Desktop {
                 args.push(a.replace("{path}", &host.to_string_lossy()));
             }
         }
-        let child = Command::new(&entry.command[0])
-            .args(&args)
-            .current_dir(&self.session.home)
-            .envs(
-                self.session
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| fail(format!("cannot start {}: {e}", entry.command[0])))?;
-        self.launched.push((entry.name.clone(), child));
-        let class = entry.window_class.to_lowercase();
-        // A first start in a fresh home builds caches (fonts, icons): minutes on a
-        // loaded machine are possible, seconds are usual.
-        if !session::wait_for(LAUNCH_LIMIT, || {
-            self.display
-                .windows()
-                .is_ok_and(|ws| ws.iter().any(|w| w.class.to_lowercase() == class))
-        }) {
-            return Err(fail(format!(
-                "{} opened no window within {} s",
-                entry.name,
-                LAUNCH_LIMIT.as_secs()
-            )));
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let child = self.spawn_app(&entry, &args)?;
+            self.launched.push((entry.name.clone(), child));
+            match self.await_window(&entry)? {
+                WindowWait::Shown => break,
+                WindowWait::TimedOut if tries < 2 => {
+                    tracing::warn!(app = %entry.name, "no window yet; starting it again");
+                    if let Some((_, mut child)) = self.launched.pop() {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
+                }
+                WindowWait::TimedOut => {
+                    return Err(fail(format!(
+                        "{} opened no window within {} s, twice{}",
+                        entry.name,
+                        LAUNCH_LIMIT.as_secs(),
+                        self.session.log_tail(&entry.name)
+                    )))
+                }
+                WindowWait::Exited(status) => {
+                    return Err(fail(format!(
+                        "{} exited ({status}) before it showed a window{}",
+                        entry.name,
+                        self.session.log_tail(&entry.name)
+                    )))
+                }
+            }
         }
         if !session::wait_for(Duration::from_secs(30), || {
             self.a11y
@@ -418,6 +438,49 @@ impl X11Desktop {
             )));
         }
         Ok(())
+    }
+
+    /// Starts the program of `entry` with `args`, its error output going to the
+    /// session's log of that application.
+    fn spawn_app(&self, entry: &AppEntry, args: &[String]) -> Result<Child, EnvError> {
+        Command::new(&entry.command[0])
+            .args(args)
+            .current_dir(&self.session.home)
+            .envs(
+                self.session
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(self.session.log_for(&entry.name))
+            .spawn()
+            .map_err(|e| fail(format!("cannot start {}: {e}", entry.command[0])))
+    }
+
+    /// Waits for a window of the last launched program, or for its exit.
+    fn await_window(&mut self, entry: &AppEntry) -> Result<WindowWait, EnvError> {
+        let class = entry.window_class.to_lowercase();
+        let started = std::time::Instant::now();
+        // A first start in a fresh home builds caches (fonts, icons): minutes on a
+        // loaded machine are possible, seconds are usual.
+        while started.elapsed() < LAUNCH_LIMIT {
+            if self
+                .display
+                .windows()
+                .is_ok_and(|ws| ws.iter().any(|w| w.class.to_lowercase() == class))
+            {
+                return Ok(WindowWait::Shown);
+            }
+            if let Some((_, child)) = self.launched.last_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Ok(WindowWait::Exited(status.to_string()));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(WindowWait::TimedOut)
     }
 
     /// The catalogue entry of the active window.

@@ -31,6 +31,8 @@ pub struct Session {
     /// The sandboxed home: what `/home/user` is in tasks.
     pub home: PathBuf,
     _home_dir: tempfile::TempDir,
+    /// Where the applications' error output goes (one file per application).
+    logs: tempfile::TempDir,
     children: Vec<Child>,
     /// The forked session bus (not a child of ours), killed on drop.
     bus_pid: Option<u32>,
@@ -97,6 +99,10 @@ impl Session {
             .tempdir()
             .map_err(|e| fail(format!("cannot make the sandboxed home: {e}")))?;
         let home = home_dir.path().to_path_buf();
+        let logs = tempfile::Builder::new()
+            .prefix(&format!("synth-x11-logs-{slot}-"))
+            .tempdir()
+            .map_err(|e| fail(format!("cannot make the log folder: {e}")))?;
         if let Ok(display) = std::env::var("SYNTH_X11_DISPLAY") {
             let mut env = vec![("DISPLAY".to_string(), display.clone())];
             if let Ok(bus) = std::env::var("DBUS_SESSION_BUS_ADDRESS") {
@@ -108,6 +114,7 @@ impl Session {
                 env,
                 home,
                 _home_dir: home_dir,
+                logs,
                 children: Vec::new(),
                 bus_pid: None,
             });
@@ -122,6 +129,7 @@ impl Session {
             env: vec![("DISPLAY".to_string(), display.clone())],
             home: home.clone(),
             _home_dir: home_dir,
+            logs,
             children: vec![xvfb],
             bus_pid: None,
         };
@@ -136,6 +144,37 @@ impl Session {
         std::thread::sleep(Duration::from_millis(500));
         session.env.extend(app_env(&home));
         Ok(session)
+    }
+
+    /// Where application `app`'s error output goes (appended; null when the log
+    /// cannot be opened).
+    pub fn log_for(&self, app: &str) -> Stdio {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path(app))
+            .map_or_else(|_| Stdio::null(), Stdio::from)
+    }
+
+    /// The last lines application `app` wrote to its error output, as
+    /// "; it said: ..." (empty when it said nothing).
+    pub fn log_tail(&self, app: &str) -> String {
+        let text = std::fs::read_to_string(self.log_path(app)).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(3)..].join(" | ");
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; it said: {tail}")
+        }
+    }
+
+    fn log_path(&self, app: &str) -> PathBuf {
+        let stem: String = app
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        self.logs.path().join(format!("{stem}.log"))
     }
 
     /// Starts a private session bus and records its address.
