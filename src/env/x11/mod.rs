@@ -183,10 +183,11 @@ pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInf
         let Some(ty) = control_type(&n.role) else {
             continue;
         };
-        let shown = if n.name.is_empty() {
+        // GTK pads menu item names where the accelerator column goes.
+        let shown = if n.name.trim().is_empty() {
             n.text.trim()
         } else {
-            n.name.as_str()
+            n.name.trim()
         };
         if !on_screen(n.rect) || (shown.is_empty() && !matches!(ty, "Edit" | "Document")) {
             continue;
@@ -200,8 +201,8 @@ pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInf
                 pty = "Window".into();
                 break;
             }
-            if let Some(t) = control_type(&pn.role).filter(|_| !pn.name.is_empty()) {
-                pt = pn.name.clone();
+            if let Some(t) = control_type(&pn.role).filter(|_| !pn.name.trim().is_empty()) {
+                pt = pn.name.trim().to_string();
                 pty = t.to_string();
                 break;
             }
@@ -219,7 +220,6 @@ pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInf
     out
 }
 
-/// A real desktop on an X display.
 /// How waiting for a launched program's window ended.
 enum WindowWait {
     Shown,
@@ -228,6 +228,7 @@ enum WindowWait {
     Exited(String),
 }
 
+/// A real desktop on an X display.
 pub struct X11Desktop {
     session: session::Session,
     display: display::Display,
@@ -309,6 +310,11 @@ impl X11Desktop {
     /// Task text with the sandbox home written as `/home/user` (and back).
     fn to_host(&self, text: &str) -> String {
         text.replace(HOME, &self.session.home.to_string_lossy())
+    }
+
+    /// Text shown on the real desktop with the sandbox home written as `/home/user`.
+    fn from_host(&self, text: &str) -> String {
+        text.replace(&*self.session.home.to_string_lossy(), HOME)
     }
 
     /// Runs a helper program of the session (xclip) and returns what it printed.
@@ -499,10 +505,16 @@ impl X11Desktop {
 
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
         let (app, title) = self.active_app()?;
-        let controls = match &app {
+        let mut controls = match &app {
             Some(a) => controls_of(&self.a11y.nodes(&a.accessible_name)?, Some(&title)),
             None => Vec::new(),
         };
+        // Task text names the sandbox home /home/user, as the tasks do.
+        let title = self.from_host(&title);
+        for c in &mut controls {
+            c.control_text = self.from_host(&c.control_text);
+            c.parent_control_text = self.from_host(&c.parent_control_text);
+        }
         let png = self.display.capture_png()?;
         let scene = Scene {
             title: title.clone(),
@@ -536,6 +548,27 @@ impl X11Desktop {
         Ok(obs)
     }
 
+    /// The control `action` names: in the last observation, else in the screen
+    /// as it is now (an application may still have been closing a dialog or
+    /// opening a menu when the last observation was taken), waiting up to 2 s.
+    fn find_target(&self, action: &Action) -> Result<Option<ControlInfo>, EnvError> {
+        let controls = self.last_controls();
+        if let Some(i) = resolve_control(&controls, action) {
+            return Ok(Some(controls[i].clone()));
+        }
+        if action.control_text.trim().is_empty() {
+            return Ok(None);
+        }
+        let mut found = None;
+        session::wait_for(Duration::from_secs(2), || {
+            if let Ok(obs) = self.observation(None) {
+                found = resolve_control(&obs.controls, action).map(|i| obs.controls[i].clone());
+            }
+            found.is_some()
+        });
+        Ok(found)
+    }
+
     fn last_controls(&self) -> Vec<ControlInfo> {
         self.last
             .lock()
@@ -559,8 +592,7 @@ impl X11Desktop {
     /// Performs `action`; returns whether it reached a control (or needed none)
     /// and the feedback.
     fn act(&mut self, action: &Action) -> Result<(bool, String), EnvError> {
-        let controls = self.last_controls();
-        let target = resolve_control(&controls, action).map(|i| controls[i].clone());
+        let target = self.find_target(action)?;
         let named = !action.control_text.trim().is_empty() || action.control_label.is_some();
         let centre = |c: &ControlInfo| ((c.rect[0] + c.rect[2]) / 2, (c.rect[1] + c.rect[3]) / 2);
         match &action.call {
@@ -836,7 +868,7 @@ impl Probes for X11Desktop {
     fn window_titles(&self) -> Vec<String> {
         self.display
             .windows()
-            .map(|ws| ws.into_iter().map(|w| w.title).collect())
+            .map(|ws| ws.into_iter().map(|w| self.from_host(&w.title)).collect())
             .unwrap_or_default()
     }
 
