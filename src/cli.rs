@@ -421,8 +421,6 @@ fn refuse_unsupported(command: &Command, env: &crate::env::EnvSetup) -> Result<(
     }
     let name = match command {
         Command::Run(_) => "run",
-        Command::Explore(_) => "explore",
-        Command::Verify(_) => "verify",
         Command::Trajectories(_) => "trajectories",
         Command::Eval(_) => "eval",
         _ => return Ok(()),
@@ -575,7 +573,11 @@ fn run_command(
             unreachable!("handled before the store is opened")
         }
         Command::Verify(args) => {
-            let report = pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?;
+            let report = if cx.env.backend == crate::env::EnvBackend::Sim {
+                pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?
+            } else {
+                pipeline::verify::real::run(args, cx)?
+            };
             if !settings.quiet {
                 write!(out, "{report}")?;
             }

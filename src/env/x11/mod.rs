@@ -235,7 +235,9 @@ pub struct X11Desktop {
     a11y: a11y::A11y,
     apps: Vec<AppEntry>,
     catalog: Catalog,
-    fixtures: PathBuf,
+    /// The sandbox's initial files: the simulated desktop's, then the real
+    /// desktop's own (real PDFs, workbooks and images under the same names).
+    fixtures: [PathBuf; 2],
     launched: Vec<(String, Child)>,
     events: Vec<Event>,
     /// The last observation (what actions are resolved against).
@@ -281,11 +283,11 @@ impl X11Desktop {
             a11y,
             apps,
             catalog,
-            fixtures: workspace
-                .join("resources")
-                .join("fixtures")
-                .join("home")
-                .join("user"),
+            fixtures: [
+                workspace.join("resources").join("fixtures"),
+                workspace.join("resources").join("x11").join("fixtures"),
+            ]
+            .map(|d| d.join("home").join("user")),
             launched: Vec::new(),
             events: Vec::new(),
             last: Mutex::new(None),
@@ -367,8 +369,10 @@ impl X11Desktop {
                 std::fs::remove_file(&p).map_err(io(&p))?;
             }
         }
-        if self.fixtures.is_dir() {
-            copy_tree(&self.fixtures, home)?;
+        for dir in &self.fixtures {
+            if dir.is_dir() {
+                copy_tree(dir, home)?;
+            }
         }
         Ok(())
     }

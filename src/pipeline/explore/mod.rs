@@ -28,6 +28,7 @@
 pub mod coder;
 pub mod explorer;
 pub mod paths;
+pub mod walker;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -175,6 +176,9 @@ pub fn subtask_id(application: &str, template: &str) -> SubtaskId {
 
 /// Runs `synth explore` with the offline roles of this stage.
 pub fn run(args: &ExploreArgs, cx: &StageContext<'_>) -> Result<ExploreReport, ExploreError> {
+    if cx.env.backend != crate::env::EnvBackend::Sim {
+        return walker::run_real(args, cx);
+    }
     let desktop = SimDesktop::load(&cx.workspace)?;
     let stored = stored_subtasks(cx)?;
     let roles = offline_roles(&desktop, cx.catalog, &stored);

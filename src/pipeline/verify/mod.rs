@@ -39,6 +39,7 @@
 pub mod actor;
 pub mod contract;
 pub mod mutants;
+pub mod real;
 pub mod rounds;
 
 use std::collections::{BTreeMap, HashSet};
@@ -103,7 +104,7 @@ impl Default for VerifyArgs {
 pub enum VerifyError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("cannot load the simulated desktop")]
+    #[error("desktop: {0}")]
     Env(#[from] EnvError),
     #[error("language model setup failed")]
     Llm(#[from] LlmError),

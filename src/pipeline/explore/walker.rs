@@ -1,0 +1,808 @@
+//! The offline explorer of real desktops (`synth explore --env x11`): with no
+//! model, it finds an application's subtasks in the application itself, through
+//! the backend's observations alone (no code per application).
+//!
+//! For each application of the real-desktop catalogue it
+//! 1. lists the sandbox's files the application opens (by the catalogue's
+//!    `extensions` and the resource kinds' `file_kinds`): these are its inputs;
+//! 2. walks its menu bar: opens every top-level menu and reads its items; the
+//!    item named like one of the rules' `open_items` is how a file is opened,
+//!    items that open a dialog (their name ends in "...") and are not skipped by
+//!    the rules are candidates;
+//! 3. tries every candidate in a freshly reset desktop, twice over: as is, and
+//!    after typing a line at the end of the opened document ("edit" family).
+//!    When the candidate's dialog has a text field, it types a new file's path
+//!    there and confirms. A candidate is kept when a new file of a known kind
+//!    appears in the sandbox;
+//! 4. repeats each kept candidate on the other inputs; every run that makes its
+//!    file is one parameter set, with its demonstration (the actions it took) as
+//!    the trajectory.
+//!
+//! A kept candidate becomes a proposed subtask: its template says what was done
+//! ("In Mousepad, open '{txt_path}', add the line '{line}' at the end and save it
+//! as '{new_txt_path}' with File > Save As."), its resources are the input file
+//! and the new file, and its evaluation checks the outcome (the new file exists
+//! and, in the edit family, contains the line), not only the clicks.
+//! `synth verify` then replays every demonstration in a new desktop
+//! ([`super::super::verify::real`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::env::x11::AppEntry;
+use crate::env::{ControlInfo, EnvError, Environment, Observation, Setup};
+use crate::model::{
+    Action, ActionCall, Check, CheckCall, Evaluation, ParameterSet, Provenance, Subtask,
+    SubtaskTrajectory, TrajectoryAction,
+};
+use crate::resources::Catalog;
+
+/// Where the real sandbox's files live, as tasks name them.
+const HOME: &str = "/home/user";
+
+/// What the walker tries and skips: data, shared by every application.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkRules {
+    /// Menu items that open a file (the first one found is used).
+    pub open_items: Vec<String>,
+    /// Menu items never tried (matched by prefix, ignoring case and dots).
+    pub skip: Vec<String>,
+    /// Lines typed into a document in the edit family, one per parameter set.
+    pub lines: Vec<String>,
+    /// At most this many inputs per file extension (parameter sets per subtask).
+    pub max_inputs: usize,
+    /// The stem suffix of the new file: plain family, edit family.
+    pub suffixes: [String; 2],
+}
+
+impl WalkRules {
+    /// Reads `resources/x11/explore.toml` of `workspace`.
+    ///
+    /// # Errors
+    /// A missing or malformed file (the message names it and the line).
+    pub fn load(workspace: &Path) -> Result<WalkRules, EnvError> {
+        let path = workspace.join("resources").join("x11").join("explore.toml");
+        let text = std::fs::read_to_string(&path).map_err(|source| EnvError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let rules: WalkRules = toml::from_str(&text)
+            .map_err(|e| EnvError::Setup(format!("{}: {e}", path.display())))?;
+        if rules.lines.is_empty() || rules.max_inputs == 0 {
+            return Err(EnvError::Setup(format!(
+                "{}: `lines` must not be empty and `max_inputs` must be at least 1",
+                path.display()
+            )));
+        }
+        Ok(rules)
+    }
+
+    fn skips(&self, item: &str) -> bool {
+        let item = bare(item).to_lowercase();
+        self.skip
+            .iter()
+            .any(|s| item.starts_with(&bare(s).to_lowercase()))
+    }
+}
+
+/// A menu item's name without its dialog dots.
+fn bare(name: &str) -> &str {
+    name.trim()
+        .trim_end_matches('…')
+        .trim_end_matches("...")
+        .trim()
+}
+
+/// A menu item under a top-level menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MenuPath {
+    pub menu: String,
+    pub item: String,
+}
+
+impl MenuPath {
+    fn words(&self) -> String {
+        format!("{} > {}", self.menu, bare(&self.item))
+    }
+}
+
+/// A file the application opens, with its resource kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    pub path: String,
+    pub kind: String,
+}
+
+/// One successful try: the actions taken and the file they made.
+#[derive(Debug, Clone)]
+pub struct Demo {
+    pub input: Option<InputFile>,
+    pub line: Option<String>,
+    pub output: InputFile,
+    pub actions: Vec<TrajectoryAction>,
+}
+
+/// What the walk of one application found.
+#[derive(Debug, Default)]
+pub struct WalkReport {
+    pub subtasks: Vec<Subtask>,
+    /// Candidates tried, and why the ones not kept were dropped.
+    pub tried: usize,
+    pub dropped: Vec<String>,
+}
+
+/// Walks application `app` on `env` and returns its proposed subtasks.
+///
+/// # Errors
+/// A desktop that fails (the application does not start...).
+pub fn walk(
+    env: &mut dyn Environment,
+    app: &AppEntry,
+    catalog: &Catalog,
+    rules: &WalkRules,
+) -> Result<WalkReport, EnvError> {
+    let inputs = input_files(env, app, catalog, rules)?;
+    let menus = menu_items(env, app)?;
+    let open = menus
+        .iter()
+        .find(|m| rules.open_items.iter().any(|o| bare(o) == bare(&m.item)))
+        .cloned();
+    let candidates: Vec<MenuPath> = menus
+        .into_iter()
+        .filter(|m| m.item.ends_with("...") || m.item.ends_with('…'))
+        .filter(|m| !rules.skips(&m.item))
+        .filter(|m| Some(m) != open.as_ref())
+        .collect();
+    let mut report = WalkReport::default();
+    // With no file to open, the application's own empty document is the input.
+    let firsts: Vec<Option<&InputFile>> = if inputs.is_empty() || open.is_none() {
+        vec![None]
+    } else {
+        inputs.iter().map(Some).collect()
+    };
+    for cand in &candidates {
+        for edit in [false, true] {
+            report.tried += 1;
+            let mut demos = Vec::new();
+            for (i, input) in firsts.iter().enumerate() {
+                let line = edit.then(|| rules.lines[i % rules.lines.len()].clone());
+                let attempt = Attempt {
+                    app,
+                    open: open.as_ref(),
+                    input: *input,
+                    line: line.as_deref(),
+                    target: cand,
+                    suffix: &rules.suffixes[usize::from(edit)],
+                };
+                match try_candidate(env, catalog, &attempt)? {
+                    Some(d) => demos.push(d),
+                    // The first input decides whether the candidate works at all.
+                    None if i == 0 => break,
+                    None => {}
+                }
+            }
+            if demos.is_empty() {
+                report.dropped.push(format!(
+                    "{}{}: no new file",
+                    cand.words(),
+                    if edit { " (edit)" } else { "" }
+                ));
+                continue;
+            }
+            // One subtask per (input kind, output kind): its slots name the kinds.
+            let mut groups: BTreeMap<(Option<String>, String), Vec<Demo>> = BTreeMap::new();
+            for d in demos {
+                let key = (
+                    d.input.as_ref().map(|i| i.kind.clone()),
+                    d.output.kind.clone(),
+                );
+                groups.entry(key).or_default().push(d);
+            }
+            for group in groups.values() {
+                report.subtasks.push(subtask_of(app, cand, group));
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The sandbox's files `app` opens, one per extension first, at most
+/// `rules.max_inputs`.
+fn input_files(
+    env: &mut dyn Environment,
+    app: &AppEntry,
+    catalog: &Catalog,
+    rules: &WalkRules,
+) -> Result<Vec<InputFile>, EnvError> {
+    env.reset(&Setup::default())?;
+    let mut by_ext: BTreeMap<String, Vec<InputFile>> = BTreeMap::new();
+    for (path, is_dir) in env.probes().paths_under(HOME) {
+        let ext = path.rsplit_once('.').map(|(_, e)| e.to_lowercase());
+        let Some(ext) = ext.filter(|e| !is_dir && app.extensions.contains(e)) else {
+            continue;
+        };
+        if let Some(kind) = kind_of_ext(catalog, &ext) {
+            by_ext
+                .entry(ext)
+                .or_default()
+                .push(InputFile { path, kind });
+        }
+    }
+    // The first file of every extension (in the catalogue's order) comes first:
+    // it decides whether a candidate works; then the others, up to
+    // `max_inputs` per extension.
+    let mut out = Vec::new();
+    for round in 0..rules.max_inputs {
+        for ext in &app.extensions {
+            if let Some(f) = by_ext.get(ext).and_then(|fs| fs.get(round)) {
+                out.push(f.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The resource kind whose files have extension `ext`.
+fn kind_of_ext(catalog: &Catalog, ext: &str) -> Option<String> {
+    catalog
+        .kinds
+        .iter()
+        .find(|(_, k)| !k.directory && k.file_kinds.iter().any(|f| f == ext))
+        .map(|(name, _)| name.clone())
+}
+
+/// The items of every top-level menu of `app`'s window.
+fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>, EnvError> {
+    let obs = env.reset(&launch(app))?;
+    let tops: Vec<String> = obs
+        .controls
+        .iter()
+        .filter(|c| c.control_type == "MenuItem" && c.parent_control_type == "Window")
+        .map(|c| c.control_text.clone())
+        .collect();
+    let mut out = Vec::new();
+    for top in tops {
+        let opened = env.step(&click(&top))?.observation;
+        for c in &opened.controls {
+            if c.control_type == "MenuItem" && c.parent_control_text == top {
+                out.push(MenuPath {
+                    menu: top.clone(),
+                    item: c.control_text.clone(),
+                });
+            }
+        }
+        env.step(&keys("{ESC}"))?;
+    }
+    Ok(out)
+}
+
+fn launch(app: &AppEntry) -> Setup {
+    Setup {
+        launch: vec![app.name.clone()],
+        ..Setup::default()
+    }
+}
+
+fn click(text: &str) -> Action {
+    Action {
+        call: ActionCall::ClickInput {
+            button: "left".into(),
+            double: false,
+        },
+        control_label: None,
+        control_text: text.to_string(),
+    }
+}
+
+fn keys(keys: &str) -> Action {
+    Action {
+        call: ActionCall::KeyboardInput { keys: keys.into() },
+        control_label: None,
+        control_text: String::new(),
+    }
+}
+
+/// One try of a candidate.
+struct Attempt<'a> {
+    app: &'a AppEntry,
+    open: Option<&'a MenuPath>,
+    input: Option<&'a InputFile>,
+    line: Option<&'a str>,
+    target: &'a MenuPath,
+    suffix: &'a str,
+}
+
+/// Steps on a desktop and records each step as a trajectory action.
+struct Recorder<'e> {
+    env: &'e mut dyn Environment,
+    last: Observation,
+    actions: Vec<TrajectoryAction>,
+}
+
+impl Recorder<'_> {
+    /// Performs `action`; false when it reached no control.
+    fn step(&mut self, action: Action, thought: &str) -> Result<bool, EnvError> {
+        let target = self.env.target_of(&action)?;
+        let out = self.env.step(&action)?;
+        self.actions.push(TrajectoryAction {
+            call: action.call.clone(),
+            rect: target.as_ref().map_or([0; 4], |c| c.rect),
+            description: describe(&self.last),
+            thought: thought.to_string(),
+            effect: out.observation.feedback.clone().unwrap_or_default(),
+            control_text: action.control_text.clone(),
+            control_label: None,
+        });
+        self.last = out.observation;
+        Ok(out.ok)
+    }
+
+    /// Types `path` into the dialog in front (replacing its text) and confirms:
+    /// Enter, once more when the first only closed the completion, then the
+    /// dialog's confirming button. False when the dialog stays.
+    fn type_path(&mut self, path: &str, thought: &str) -> Result<bool, EnvError> {
+        let dialog = self.last.window_title.clone();
+        self.step(keys(&format!("^a{path}")), thought)?;
+        for _ in 0..2 {
+            self.step(keys("{ENTER}"), "I confirm the name with Enter.")?;
+            if self.last.window_title != dialog {
+                return Ok(true);
+            }
+        }
+        let Some(button) = confirm_button(&self.last) else {
+            return Ok(false);
+        };
+        self.step(
+            click(&button),
+            &format!("The dialog is still open; {button} confirms it."),
+        )?;
+        Ok(self.last.window_title != dialog)
+    }
+
+    fn text_field(&self) -> Option<&ControlInfo> {
+        self.last.controls.iter().find(|c| c.control_type == "Edit")
+    }
+}
+
+/// The button that confirms a dialog: the lowest, rightmost button that does
+/// not cancel.
+fn confirm_button(obs: &Observation) -> Option<String> {
+    obs.controls
+        .iter()
+        .filter(|c| c.control_type == "Button" && !c.control_text.is_empty())
+        .filter(|c| !["cancel", "close", "no"].contains(&c.control_text.to_lowercase().as_str()))
+        .max_by_key(|c| (c.rect[1], c.rect[0]))
+        .map(|c| c.control_text.clone())
+}
+
+/// The observation of a step: the window in front and what it offers.
+fn describe(obs: &Observation) -> String {
+    let names: Vec<&str> = obs
+        .controls
+        .iter()
+        .filter(|c| !c.control_text.is_empty())
+        .take(8)
+        .map(|c| c.control_text.as_str())
+        .collect();
+    format!(
+        "The window '{}' is in front, showing {}.",
+        obs.window_title,
+        names.join(", ")
+    )
+}
+
+/// Runs one attempt in a fresh desktop; the demonstration when a new file of a
+/// known kind appeared.
+fn try_candidate(
+    env: &mut dyn Environment,
+    catalog: &Catalog,
+    a: &Attempt<'_>,
+) -> Result<Option<Demo>, EnvError> {
+    let last = env.reset(&launch(a.app))?;
+    let before: BTreeSet<String> = files(env);
+    let mut rec = Recorder {
+        env,
+        last,
+        actions: Vec::new(),
+    };
+    if let (Some(open), Some(input)) = (a.open, a.input) {
+        let goal = format!("open '{}'", input.path);
+        if !rec.step(
+            click(&open.menu),
+            &format!(
+                "The {} menu holds {}; I {goal}.",
+                open.menu,
+                bare(&open.item)
+            ),
+        )? || !rec.step(
+            click(&open.item),
+            &format!("{} shows the file chooser to {goal}.", bare(&open.item)),
+        )? {
+            return Ok(None);
+        }
+        if !rec.type_path(&input.path, &format!("I type the path to {goal}."))? {
+            return Ok(None);
+        }
+    }
+    if let Some(line) = a.line {
+        rec.step(
+            keys(&format!("^{{END}}{{ENTER}}{line}")),
+            &format!("I go to the end of the document and add the line '{line}'."),
+        )?;
+    }
+    let out_path = new_path(a);
+    let t = a.target;
+    if !rec.step(
+        click(&t.menu),
+        &format!("{} is in the {} menu.", bare(&t.item), t.menu),
+    )? || !rec.step(
+        click(&t.item),
+        &format!(
+            "I choose {} to save the result as '{out_path}'.",
+            bare(&t.item)
+        ),
+    )? {
+        return Ok(None);
+    }
+    if rec.text_field().is_none()
+        || !rec.type_path(&out_path, &format!("I name the new file '{out_path}'."))?
+    {
+        return Ok(None);
+    }
+    let made: Vec<String> = files(rec.env)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    let actions = rec.actions;
+    let Some(output) = made.iter().find_map(|p| {
+        let ext = p.rsplit_once('.')?.1.to_lowercase();
+        kind_of_ext(catalog, &ext).map(|kind| InputFile {
+            path: p.clone(),
+            kind,
+        })
+    }) else {
+        return Ok(None);
+    };
+    // The demonstration must name the file it made (an application may have
+    // added its own extension to the typed name).
+    if output.path != out_path {
+        return Ok(None);
+    }
+    Ok(Some(Demo {
+        input: a.input.cloned(),
+        line: a.line.map(str::to_string),
+        output,
+        actions,
+    }))
+}
+
+/// The path typed for the new file: beside the input, its stem with the
+/// family's suffix, the input's extension (Documents/new.txt without input).
+fn new_path(a: &Attempt<'_>) -> String {
+    match a.input {
+        Some(input) => {
+            let (stem, ext) = input.path.rsplit_once('.').unwrap_or((&input.path, "txt"));
+            format!("{stem}_{}.{ext}", a.suffix)
+        }
+        None => {
+            let ext = a.app.extensions.first().map_or("txt", String::as_str);
+            format!("{HOME}/Documents/{}_{}.{ext}", a.app.stem, a.suffix)
+        }
+    }
+}
+
+/// Every file (not folder) under the sandbox home.
+fn files(env: &dyn Environment) -> BTreeSet<String> {
+    env.probes()
+        .paths_under(HOME)
+        .into_iter()
+        .filter(|(_, dir)| !dir)
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// The proposed subtask of a candidate's demonstrations (all of one shape: the
+/// first decides the template).
+fn subtask_of(app: &AppEntry, cand: &MenuPath, demos: &[Demo]) -> Subtask {
+    let first = &demos[0];
+    let in_slot = first.input.as_ref().map(|i| i.kind.clone());
+    let same_kind = in_slot.as_deref() == Some(first.output.kind.as_str());
+    let out_name = if same_kind {
+        format!("new_{}", first.output.kind)
+    } else {
+        first.output.kind.clone()
+    };
+    let out_slot = if same_kind {
+        format!("{}:{out_name}", first.output.kind)
+    } else {
+        out_name.clone()
+    };
+    let mut clauses = Vec::new();
+    if let Some(slot) = &in_slot {
+        clauses.push(format!("open '{{{slot}}}'"));
+    }
+    if first.line.is_some() {
+        clauses.push("add the line '{line}' at the end".to_string());
+    }
+    clauses.push(format!("save it as '{{{out_name}}}' with {}", cand.words()));
+    let template = format!("In {}, {}.", app.name, join_clauses(&clauses));
+    let params: Vec<ParameterSet> = demos
+        .iter()
+        .map(|d| {
+            let mut p = ParameterSet::new();
+            if let (Some(slot), Some(i)) = (&in_slot, &d.input) {
+                p.insert(slot.clone(), i.path.clone());
+            }
+            if let Some(line) = &d.line {
+                p.insert("line".into(), line.clone());
+            }
+            p.insert(out_name.clone(), d.output.path.clone());
+            p
+        })
+        .collect();
+    let id = super::subtask_id(&app.name, &template);
+    let trajectories = demos
+        .iter()
+        .enumerate()
+        .map(|(i, d)| SubtaskTrajectory {
+            trajectory_id: format!("{id}-p{i}"),
+            instruction: crate::model::fill_placeholders(&template, &params[i]),
+            observations: Vec::new(),
+            actions: d.actions.clone(),
+            subtask_id: id.clone(),
+            parameter_index: Some(i),
+        })
+        .collect();
+    Subtask {
+        id,
+        instruction_template: template,
+        application: app.name.clone(),
+        category: Some(app.category.clone()),
+        os: "Linux".into(),
+        available_parameters: params,
+        input_resources: in_slot.into_iter().collect(),
+        output_resources: vec![out_slot],
+        evaluation: Some(evaluation_of(cand, &out_name, first.line.is_some())),
+        trajectories,
+        provenance: Some(Provenance {
+            backend: "offline".into(),
+            model: None,
+            prompt_hash: None,
+            round: None,
+            note: Some(crate::store::explore::EXPLORE_NOTE.into()),
+        }),
+    }
+}
+
+/// "a", "a and b", "a, b and c".
+fn join_clauses(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Checks of the outcome: the new file exists (and holds the typed line), the
+/// item was chosen.
+fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
+    let check = |call: CheckCall, message: String| Check {
+        call,
+        expect: true,
+        message: Some(message),
+    };
+    let mut checks = vec![check(
+        CheckCall::CheckMouseClicks {
+            text: cand.item.clone(),
+        },
+        format!("{} was not chosen", cand.words()),
+    )];
+    checks.push(check(
+        CheckCall::CheckFileExists {
+            file_path: format!("{{{out_name}}}"),
+        },
+        format!("'{{{out_name}}}' was not saved"),
+    ));
+    if edit {
+        checks.push(check(
+            CheckCall::CheckFileContains {
+                file_path: format!("{{{out_name}}}"),
+                text: "{line}".into(),
+            },
+            format!("'{{{out_name}}}' does not hold the line '{{line}}'"),
+        ));
+    }
+    Evaluation { checks }
+}
+
+/// `synth explore` on a real backend: walks every application of the catalogue
+/// (or `args.apps`) not explored yet and stores its subtasks as proposed, each
+/// application in one transaction. Only the offline explorer walks; a model
+/// explorer on a real desktop is refused with one message.
+///
+/// # Errors
+/// An unknown application, a desktop that fails, a store that fails.
+pub fn run_real(
+    args: &super::ExploreArgs,
+    cx: &crate::stage::StageContext<'_>,
+) -> Result<super::ExploreReport, super::ExploreError> {
+    use super::{AppCounts, ExploreError, ExploreReport};
+    use crate::model::SubtaskStatus;
+    if cx.llm.backend != crate::llm::Backend::Offline {
+        return Err(ExploreError::Env(EnvError::Setup(format!(
+            "on --env {} the explorer walks the applications itself; use --llm offline",
+            cx.env.backend.name()
+        ))));
+    }
+    let started = std::time::Instant::now();
+    let catalogue = crate::env::x11::load_catalogue(&cx.workspace)?;
+    let rules = WalkRules::load(&cx.workspace)?;
+    let apps: Vec<&AppEntry> = if args.apps.is_empty() {
+        catalogue.iter().collect()
+    } else {
+        args.apps
+            .iter()
+            .map(|a| {
+                crate::env::x11::find_app(&catalogue, a)
+                    .ok_or_else(|| ExploreError::UnknownApp(a.clone()))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let run_id = cx.store.begin_run(
+        "explore",
+        &serde_json::to_value(args).unwrap_or(serde_json::Value::Null),
+    )?;
+    let explored = cx.store.explored_applications()?;
+    let mut env = cx.desktop(0)?;
+    let bar = cx.progress(apps.len() as u64, "explore");
+    let mut report = ExploreReport {
+        run_id,
+        applications: BTreeMap::new(),
+        proposed: 0,
+        rejected: 0,
+        wall_seconds: 0.0,
+    };
+    for app in apps {
+        bar.set_message(app.name.clone());
+        let counts = report.applications.entry(app.name.clone()).or_default();
+        if explored.contains(&app.name) {
+            counts.skipped = true;
+            bar.inc(1);
+            continue;
+        }
+        match walk(env.as_mut(), app, cx.catalog, &rules) {
+            Ok(found) => {
+                for d in &found.dropped {
+                    tracing::info!(application = %app.name, "{d}");
+                }
+                let records: Vec<_> = found
+                    .subtasks
+                    .into_iter()
+                    .map(|s| (s, SubtaskStatus::Proposed, None))
+                    .collect();
+                cx.store.put_explored(&records, Some(run_id))?;
+                counts.proposed += records.len();
+                report.proposed += records.len();
+            }
+            Err(e) => {
+                tracing::warn!(application = %app.name, error = %e, "walk failed");
+                *counts = AppCounts {
+                    failed: Some(e.to_string()),
+                    ..AppCounts::default()
+                };
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    report.wall_seconds = started.elapsed().as_secs_f64();
+    let failed: BTreeMap<&String, &String> = report.failed().collect();
+    let summary = serde_json::json!({"proposed": report.proposed, "failed": failed});
+    let status = if failed.is_empty() { "done" } else { "failed" };
+    cx.store.finish_run(run_id, status, &summary)?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> WalkRules {
+        WalkRules {
+            open_items: vec!["Open...".into()],
+            skip: vec!["Print".into(), "Open Recent".into()],
+            lines: vec!["Checked.".into()],
+            max_inputs: 3,
+            suffixes: ["final".into(), "reviewed".into()],
+        }
+    }
+
+    #[test]
+    fn skip_rules_match_by_prefix_without_dots_or_case() {
+        let r = rules();
+        assert!(r.skips("Print..."));
+        assert!(r.skips("print preview…"));
+        assert!(r.skips("Open Recent"));
+        assert!(!r.skips("Save As..."));
+        assert_eq!(bare("Save As…"), "Save As");
+    }
+
+    #[test]
+    fn the_committed_rules_load() {
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let r = WalkRules::load(ws).unwrap();
+        assert!(r.skips("Quit"));
+        assert!(!r.open_items.is_empty());
+    }
+
+    fn entry() -> AppEntry {
+        AppEntry {
+            name: "Mousepad".into(),
+            category: "Office".into(),
+            command: vec!["mousepad".into()],
+            open: vec![],
+            window_class: "Mousepad".into(),
+            accessible_name: "mousepad".into(),
+            extensions: vec!["txt".into()],
+            stem: "mousepad".into(),
+        }
+    }
+
+    #[test]
+    fn a_same_kind_copy_gets_a_second_slot_and_outcome_checks() {
+        let cand = MenuPath {
+            menu: "File".into(),
+            item: "Save As...".into(),
+        };
+        let demo = |i: &str, o: &str| Demo {
+            input: Some(InputFile {
+                path: i.into(),
+                kind: "txt_path".into(),
+            }),
+            line: Some("Checked.".into()),
+            output: InputFile {
+                path: o.into(),
+                kind: "txt_path".into(),
+            },
+            actions: vec![],
+        };
+        let s = subtask_of(
+            &entry(),
+            &cand,
+            &[
+                demo("/home/user/a.txt", "/home/user/a_reviewed.txt"),
+                demo("/home/user/b.txt", "/home/user/b_reviewed.txt"),
+            ],
+        );
+        assert_eq!(
+            s.instruction_template,
+            "In Mousepad, open '{txt_path}', add the line '{line}' at the end and save it as '{new_txt_path}' with File > Save As."
+        );
+        assert_eq!(s.input_resources, vec!["txt_path"]);
+        assert_eq!(s.output_resources, vec!["txt_path:new_txt_path"]);
+        assert_eq!(s.available_parameters.len(), 2);
+        assert_eq!(
+            s.available_parameters[1]["new_txt_path"],
+            "/home/user/b_reviewed.txt"
+        );
+        let apis: Vec<&str> = s
+            .evaluation
+            .unwrap()
+            .checks
+            .iter()
+            .map(|c| c.call.api_name())
+            .collect();
+        assert_eq!(
+            apis,
+            [
+                "check_mouse_clicks",
+                "check_file_exists",
+                "check_file_contains"
+            ]
+        );
+        assert_eq!(s.trajectories.len(), 2);
+    }
+}

@@ -1,0 +1,217 @@
+//! `synth verify` on a real desktop (`--env x11`): every proposed subtask that
+//! carries demonstrations (the real-desktop explorer's, see
+//! [`crate::pipeline::explore::walker`]) is verified by replay.
+//!
+//! For each parameter set, in a freshly reset desktop with the application open:
+//! 1. the evaluation must fail before anything is done (a check that holds on
+//!    the start state proves nothing);
+//! 2. the demonstration is replayed action by action; every action must reach
+//!    its control;
+//! 3. the evaluation must then pass and every output resource must hold.
+//!
+//! A subtask is verified when at least one parameter set survives; it keeps the
+//! surviving sets, re-indexed, each with its trajectory. Otherwise it is rejected
+//! with each set's reason. Each subtask is decided and written in one
+//! transaction, so an interrupted run resumes with the subtasks still proposed.
+//! A real desktop cannot be cloned, so there is no search here: what the
+//! explorer demonstrated is what is checked, and the check is on real files.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::{AppCounts, VerifyArgs, VerifyError, VerifyReport};
+use crate::env::{evaluate, Environment, Setup};
+use crate::model::{ParameterSet, Subtask, SubtaskStatus, SubtaskTrajectory};
+use crate::resources::{instantiate, Catalog};
+use crate::stage::StageContext;
+
+/// Runs `synth verify` on the context's real backend.
+///
+/// # Errors
+/// A desktop that cannot be opened, a store that fails.
+pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, VerifyError> {
+    let started = Instant::now();
+    let proposed = cx.store.subtasks(SubtaskStatus::Proposed)?;
+    let run_id = cx.store.begin_run(
+        "verify",
+        &serde_json::to_value(args).unwrap_or(serde_json::Value::Null),
+    )?;
+    let mut env = cx.desktop(0)?;
+    let mut report = empty_report(cx.env.backend.name(), proposed.len());
+    let bar = cx.progress(proposed.len() as u64, "verify");
+    for subtask in proposed {
+        bar.set_message(subtask.application.clone());
+        let sets = subtask.available_parameters.len();
+        report.units += sets;
+        report.units_run += sets;
+        let (verdict, reasons) = decide(env.as_mut(), cx.catalog, &subtask)?;
+        report.units_passed += verdict.as_ref().map_or(0, |s| s.available_parameters.len());
+        for r in &reasons {
+            *report.dropped.entry(cause_of(r)).or_default() += 1;
+        }
+        let counts = report
+            .per_application
+            .entry(subtask.application.clone())
+            .or_default();
+        counts.proposed += 1;
+        match verdict {
+            Some(s) => {
+                counts.verified += 1;
+                report.verified += 1;
+                cx.store
+                    .put_subtask(&s, SubtaskStatus::Verified, None, Some(run_id))?;
+            }
+            None => {
+                report.rejected += 1;
+                cx.store.put_subtask(
+                    &subtask,
+                    SubtaskStatus::Rejected,
+                    Some(&reasons.join("; ")),
+                    Some(run_id),
+                )?;
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    let summary = serde_json::json!({"verified": report.verified, "rejected": report.rejected});
+    cx.store.finish_run(run_id, "done", &summary)?;
+    Ok(report)
+}
+
+fn empty_report(backend: &str, proposed: usize) -> VerifyReport {
+    VerifyReport {
+        backend: format!("replay on {backend}"),
+        proposed,
+        verified: 0,
+        rejected: 0,
+        pending: 0,
+        units: 0,
+        units_run: 0,
+        units_passed: 0,
+        units_failed: 0,
+        rounds_needed: BTreeMap::new(),
+        dropped: BTreeMap::new(),
+        per_application: BTreeMap::<String, AppCounts>::new(),
+        model_calls: 0,
+        cost_usd: 0.0,
+        seconds: 0.0,
+        mutation: None,
+    }
+}
+
+/// The short cause of a reason ("set 1: ..." -> the part after the colon).
+fn cause_of(reason: &str) -> String {
+    let cause = reason.split_once(": ").map_or(reason, |(_, c)| c);
+    cause.split(" (").next().unwrap_or(cause).to_string()
+}
+
+/// Replays every parameter set of `subtask`; the verified subtask (surviving
+/// sets only) or None, with the reason of every dropped set.
+fn decide(
+    env: &mut dyn Environment,
+    catalog: &Catalog,
+    subtask: &Subtask,
+) -> Result<(Option<Subtask>, Vec<String>), VerifyError> {
+    let mut kept: Vec<(ParameterSet, SubtaskTrajectory)> = Vec::new();
+    let mut reasons = Vec::new();
+    for (i, params) in subtask.available_parameters.iter().enumerate() {
+        match check_set(env, catalog, subtask, i)? {
+            Ok(()) => {
+                let traj = subtask
+                    .trajectories
+                    .iter()
+                    .find(|t| t.parameter_index == Some(i))
+                    .cloned();
+                if let Some(t) = traj {
+                    kept.push((params.clone(), t));
+                }
+            }
+            Err(why) => reasons.push(format!("set {i}: {why}")),
+        }
+    }
+    if kept.is_empty() {
+        return Ok((None, reasons));
+    }
+    let mut s = subtask.clone();
+    s.available_parameters = kept.iter().map(|(p, _)| p.clone()).collect();
+    s.trajectories = kept
+        .into_iter()
+        .enumerate()
+        .map(|(k, (_, mut t))| {
+            t.trajectory_id = format!("{}-p{k}", s.id);
+            t.parameter_index = Some(k);
+            t
+        })
+        .collect();
+    Ok((Some(s), reasons))
+}
+
+/// Checks parameter set `i` of `subtask`: Ok, or why it fails.
+fn check_set(
+    env: &mut dyn Environment,
+    catalog: &Catalog,
+    subtask: &Subtask,
+    i: usize,
+) -> Result<Result<(), String>, VerifyError> {
+    let params = &subtask.available_parameters[i];
+    let Some(evaluation) = &subtask.evaluation else {
+        return Ok(Err("no evaluation".into()));
+    };
+    let Some(traj) = subtask
+        .trajectories
+        .iter()
+        .find(|t| t.parameter_index == Some(i))
+    else {
+        return Ok(Err("no demonstration to replay".into()));
+    };
+    let setup = Setup {
+        launch: vec![subtask.application.clone()],
+        ..Setup::default()
+    };
+    env.reset(&setup)?;
+    if evaluate(&evaluation.checks, params, env.probes()).success {
+        return Ok(Err("the evaluation holds before anything is done".into()));
+    }
+    for (k, action) in traj.actions.iter().enumerate() {
+        if !env.step(&action.to_action())?.ok {
+            return Ok(Err(format!(
+                "replay: action {} ({}) reached no control",
+                k + 1,
+                action.control_text
+            )));
+        }
+    }
+    let result = evaluate(&evaluation.checks, params, env.probes());
+    if !result.success {
+        return Ok(Err(format!(
+            "evaluation fails after the replay ({})",
+            result.message
+        )));
+    }
+    let (_, outputs) = match instantiate(catalog, subtask, i) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("resources: {e}"))),
+    };
+    if let Some(missing) = outputs.iter().find(|r| !env.holds(r)) {
+        return Ok(Err(format!(
+            "output {missing} does not hold after the replay"
+        )));
+    }
+    Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_drop_the_set_and_the_detail() {
+        assert_eq!(
+            cause_of("set 2: evaluation fails after the replay (check_file_exists is false)"),
+            "evaluation fails after the replay"
+        );
+        assert_eq!(cause_of("no evaluation"), "no evaluation");
+    }
+}
