@@ -360,10 +360,13 @@ impl Display {
     /// # Errors
     /// When the display fails.
     pub fn windows(&self) -> Result<Vec<WindowInfo>, EnvError> {
-        self.windows_of("_NET_CLIENT_LIST")?
+        // A window can close between the list and the read: it is gone, not an
+        // error.
+        Ok(self
+            .windows_of("_NET_CLIENT_LIST")?
             .into_iter()
-            .map(|w| self.info(w))
-            .collect()
+            .filter_map(|w| self.info(w).ok())
+            .collect())
     }
 
     /// Is a window manager running (it names its check window on the root)?
@@ -378,7 +381,7 @@ impl Display {
     /// When the display fails.
     pub fn active_window(&self) -> Result<Option<WindowInfo>, EnvError> {
         match self.windows_of("_NET_ACTIVE_WINDOW")?.first() {
-            Some(&w) if w != 0 => Ok(Some(self.info(w)?)),
+            Some(&w) if w != 0 => Ok(self.info(w).ok()),
             _ => Ok(None),
         }
     }

@@ -453,8 +453,9 @@ impl X11Desktop {
     /// Starts the program of `entry` with `args`, its error output going to the
     /// session's log of that application.
     fn spawn_app(&self, entry: &AppEntry, args: &[String]) -> Result<Child, EnvError> {
-        Command::new(&entry.command[0])
-            .args(args)
+        let mut cmd = Command::new(&entry.command[0]);
+        session::die_with_parent(&mut cmd);
+        cmd.args(args)
             .current_dir(&self.session.home)
             .envs(
                 self.session

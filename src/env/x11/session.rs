@@ -34,14 +34,13 @@ pub struct Session {
     /// Where the applications' error output goes (one file per application).
     logs: tempfile::TempDir,
     children: Vec<Child>,
-    /// The forked session bus (not a child of ours), killed on drop.
-    bus_pid: Option<u32>,
 }
 
 /// Starts `program` with `args` in the session's environment, output discarded.
 fn spawn(program: &str, args: &[&str], env: &[(String, String)]) -> Result<Child, EnvError> {
-    Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    die_with_parent(&mut cmd);
+    cmd.args(args)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -116,7 +115,6 @@ impl Session {
                 _home_dir: home_dir,
                 logs,
                 children: Vec::new(),
-                bus_pid: None,
             });
         }
         if let Some(missing) = missing_program() {
@@ -131,7 +129,6 @@ impl Session {
             _home_dir: home_dir,
             logs,
             children: vec![xvfb],
-            bus_pid: None,
         };
         session.start_bus()?;
         let env = session.env.clone();
@@ -177,28 +174,61 @@ impl Session {
         self.logs.path().join(format!("{stem}.log"))
     }
 
-    /// Starts a private session bus and records its address.
+    /// Starts a private session bus (our child, so it ends with us) and records
+    /// its address.
     fn start_bus(&mut self) -> Result<(), EnvError> {
-        let out = Command::new("dbus-daemon")
-            .args(["--session", "--fork", "--print-address=1", "--print-pid=1"])
+        let mut cmd = Command::new("dbus-daemon");
+        cmd.args(["--session", "--nofork", "--print-address=1"])
             .env("DISPLAY", &self.display)
             .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        die_with_parent(&mut cmd);
+        let mut child = cmd
+            .spawn()
             .map_err(|e| fail(format!("cannot start dbus-daemon: {e}")))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut lines = text.lines();
-        let address = lines
-            .next()
+        let address = first_line(&mut child, Duration::from_secs(20));
+        self.children.push(child);
+        let address = address
             .filter(|a| !a.is_empty())
-            .ok_or_else(|| fail("dbus-daemon printed no bus address"))?;
-        if let Some(pid) = lines.next().and_then(|p| p.trim().parse::<u32>().ok()) {
-            self.bus_pid = Some(pid);
-        }
-        self.env
-            .push(("DBUS_SESSION_BUS_ADDRESS".into(), address.to_string()));
+            .ok_or_else(|| fail("dbus-daemon printed no bus address within 20 s"))?;
+        self.env.push(("DBUS_SESSION_BUS_ADDRESS".into(), address));
         Ok(())
     }
+}
+
+/// Asks the kernel to kill the program started by `cmd` when synth ends, however
+/// it ends (a signal, a crash): a desktop never outlives the run that started it.
+pub fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The first line `child` prints on its piped stdout, trimmed, within `limit`.
+fn first_line(child: &mut Child, limit: Duration) -> Option<String> {
+    use std::io::{BufRead, BufReader};
+    let stdout = child.stdout.take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = tx.send(line);
+        // Keep reading so the program never blocks on a full pipe.
+        let mut rest = String::new();
+        while reader.read_line(&mut rest).is_ok_and(|n| n > 0) {
+            rest.clear();
+        }
+    });
+    rx.recv_timeout(limit).ok().map(|l| l.trim().to_string())
 }
 
 impl Drop for Session {
@@ -206,9 +236,6 @@ impl Drop for Session {
         for child in self.children.iter_mut().rev() {
             let _ = child.kill();
             let _ = child.wait();
-        }
-        if let Some(pid) = self.bus_pid {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
         }
     }
 }
@@ -233,35 +260,26 @@ fn app_env(home: &Path) -> Vec<(String, String)> {
 /// takes the first free number and writes it when it is ready, so desktops
 /// started at once, in one process or several, never share a display).
 fn start_xvfb() -> Result<(Child, u32), EnvError> {
-    use std::io::{BufRead, BufReader};
     let screen = format!("{WIDTH}x{HEIGHT}x24");
-    let mut child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            &screen,
-            "-nolisten",
-            "tcp",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    let mut cmd = Command::new("Xvfb");
+    cmd.args([
+        "-displayfd",
+        "1",
+        "-screen",
+        "0",
+        &screen,
+        "-nolisten",
+        "tcp",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
+    die_with_parent(&mut cmd);
+    let mut child = cmd
         .spawn()
         .map_err(|e| fail(format!("cannot start Xvfb: {e} (apt-get install xvfb)")))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| fail("Xvfb gave no output pipe"))?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
-    match line.trim().parse::<u32>() {
+    let line = first_line(&mut child, Duration::from_secs(20)).unwrap_or_default();
+    match line.parse::<u32>() {
         Ok(n) => Ok((child, n)),
         Err(_) => {
             let _ = child.kill();

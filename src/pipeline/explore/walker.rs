@@ -7,10 +7,12 @@
 //!    `extensions` and the resource kinds' `file_kinds`): these are its inputs;
 //! 2. walks its menu bar: opens every top-level menu and reads its items; the
 //!    item named like one of the rules' `open_items` is how a file is opened,
-//!    items that open a dialog (their name ends in "...") and are not skipped by
-//!    the rules are candidates;
-//! 3. tries every candidate in a freshly reset desktop, twice over: as is, and
-//!    after typing a line at the end of the opened document ("edit" family).
+//!    items that open a dialog (their name ends in "...") with a text field and
+//!    are not skipped by the rules are candidates (each dialog is opened and
+//!    closed once to see);
+//! 3. tries every candidate in a freshly reset desktop as is and, when that
+//!    made a file, after typing a line at the end of the opened document ("edit"
+//!    family).
 //!    When the candidate's dialog has a text field, it types a new file's path
 //!    there and confirms. A candidate is kept when a new file of a known kind
 //!    appears in the sandbox;
@@ -156,6 +158,7 @@ pub fn walk(
         .filter(|m| !rules.skips(&m.item))
         .filter(|m| Some(m) != open.as_ref())
         .collect();
+    let candidates = with_name_field(env, app, candidates)?;
     let mut report = WalkReport::default();
     // With no file to open, the application's own empty document is the input.
     let firsts: Vec<Option<&InputFile>> = if inputs.is_empty() || open.is_none() {
@@ -190,7 +193,8 @@ pub fn walk(
                     cand.words(),
                     if edit { " (edit)" } else { "" }
                 ));
-                continue;
+                // What makes no file as is makes none after an edit either.
+                break;
             }
             // One subtask per (input kind, output kind): its slots name the kinds.
             let mut groups: BTreeMap<(Option<String>, String), Vec<Demo>> = BTreeMap::new();
@@ -275,6 +279,34 @@ fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>
             }
         }
         env.step(&keys("{ESC}"))?;
+    }
+    Ok(out)
+}
+
+/// The candidates whose dialog has a text field to name a file in: each is
+/// opened and closed again (Escape) in one session, resetting only when the
+/// application does not come back to its main window.
+fn with_name_field(
+    env: &mut dyn Environment,
+    app: &AppEntry,
+    candidates: Vec<MenuPath>,
+) -> Result<Vec<MenuPath>, EnvError> {
+    let mut main = env.reset(&launch(app))?.window_title;
+    let mut out = Vec::new();
+    for cand in candidates {
+        env.step(&click(&cand.menu))?;
+        let shown = env.step(&click(&cand.item))?;
+        let dialog = &shown.observation;
+        if shown.ok
+            && dialog.window_title != main
+            && dialog.controls.iter().any(|c| c.control_type == "Edit")
+        {
+            out.push(cand);
+        }
+        let back = env.step(&keys("{ESC}"))?.observation;
+        if back.window_title != main {
+            main = env.reset(&launch(app))?.window_title;
+        }
     }
     Ok(out)
 }
@@ -433,20 +465,13 @@ fn try_candidate(
             &format!("I go to the end of the document and add the line '{line}'."),
         )?;
     }
-    let out_path = new_path(a);
     let t = a.target;
-    if !rec.step(
-        click(&t.menu),
-        &format!("{} is in the {} menu.", bare(&t.item), t.menu),
-    )? || !rec.step(
-        click(&t.item),
-        &format!(
-            "I choose {} to save the result as '{out_path}'.",
-            bare(&t.item)
-        ),
-    )? {
+    let menu_thought = format!("{} is in the {} menu.", bare(&t.item), t.menu);
+    let item_thought = format!("I choose {} to save a new file.", bare(&t.item));
+    if !rec.step(click(&t.menu), &menu_thought)? || !rec.step(click(&t.item), &item_thought)? {
         return Ok(None);
     }
+    let out_path = new_path(a, native_ext(&rec.last).as_deref());
     if rec.text_field().is_none()
         || !rec.type_path(&out_path, &format!("I name the new file '{out_path}'."))?
     {
@@ -480,18 +505,35 @@ fn try_candidate(
 }
 
 /// The path typed for the new file: beside the input, its stem with the
-/// family's suffix, the input's extension (Documents/new.txt without input).
-fn new_path(a: &Attempt<'_>) -> String {
-    match a.input {
+/// family's suffix (Documents/<app>_<suffix> without input), with the
+/// extension of the file type the dialog offers (`native`), else the input's.
+fn new_path(a: &Attempt<'_>, native: Option<&str>) -> String {
+    let (stem, ext) = match a.input {
         Some(input) => {
             let (stem, ext) = input.path.rsplit_once('.').unwrap_or((&input.path, "txt"));
-            format!("{stem}_{}.{ext}", a.suffix)
+            (stem.to_string(), ext.to_string())
         }
-        None => {
-            let ext = a.app.extensions.first().map_or("txt", String::as_str);
-            format!("{HOME}/Documents/{}_{}.{ext}", a.app.stem, a.suffix)
-        }
-    }
+        None => (
+            format!("{HOME}/Documents/{}", a.app.stem),
+            a.app.extensions.first().cloned().unwrap_or_else(|| "txt".into()),
+        ),
+    };
+    format!("{stem}_{}.{}", a.suffix, native.unwrap_or(&ext))
+}
+
+/// The extension of the file type a save dialog has chosen, when its file type
+/// box names one ("AbiWord (.abw, .zabw)", "Gnumeric XML (*.gnumeric)").
+fn native_ext(obs: &Observation) -> Option<String> {
+    obs.controls
+        .iter()
+        .filter(|c| c.control_type == "ComboBox")
+        .find_map(|c| {
+            let inside = c.control_text.split_once('(')?.1;
+            let first = inside.split([',', ')', ' ']).next()?;
+            let ext = first.trim_start_matches('*').strip_prefix('.')?;
+            (!ext.is_empty() && ext.chars().all(|ch| ch.is_ascii_alphanumeric()))
+                .then(|| ext.to_lowercase())
+        })
 }
 
 /// Every file (not folder) under the sandbox home.
@@ -718,6 +760,27 @@ mod tests {
             max_inputs: 3,
             suffixes: ["final".into(), "reviewed".into()],
         }
+    }
+
+    #[test]
+    fn the_file_type_box_names_the_native_extension() {
+        let obs = |text: &str| Observation {
+            window_title: "Save File As".into(),
+            controls: vec![ControlInfo {
+                label: "1".into(),
+                control_text: text.into(),
+                control_type: "ComboBox".into(),
+                parent_control_text: String::new(),
+                parent_control_type: String::new(),
+                rect: [0; 4],
+            }],
+            feedback: None,
+            scene: Default::default(),
+            captured: None,
+        };
+        assert_eq!(native_ext(&obs("AbiWord (.abw, .zabw, abw.gz)")).as_deref(), Some("abw"));
+        assert_eq!(native_ext(&obs("Gnumeric XML (*.gnumeric)")).as_deref(), Some("gnumeric"));
+        assert_eq!(native_ext(&obs("Text Files")), None);
     }
 
     #[test]
