@@ -411,23 +411,20 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     result
 }
 
-/// The stages that still plan on the simulated desktop itself (its offline
-/// explorer, actor and trajectory joiner read the simulator's application files
-/// and state) refuse a real desktop with one clear message instead of running on
-/// the wrong one.
+/// The stages that still plan on the simulated desktop itself (the offline agent
+/// of `eval` reads the simulator's state) refuse a real desktop with one clear
+/// message instead of running on the wrong one.
 fn refuse_unsupported(command: &Command, env: &crate::env::EnvSetup) -> Result<()> {
     if env.backend == crate::env::EnvBackend::Sim {
         return Ok(());
     }
     let name = match command {
-        Command::Run(_) => "run",
-        Command::Trajectories(_) => "trajectories",
         Command::Eval(_) => "eval",
         _ => return Ok(()),
     };
     bail!(
         "`synth {name}` runs on the simulated desktop only so far; with --env {} \
-         `synth env list|show|play` drive the real applications",
+         `synth run`, its stages and `env list|show|play` drive the real applications",
         env.backend.name()
     )
 }

@@ -179,8 +179,13 @@ pub fn run(
     timed("explore", t, r.to_string());
 
     let t = Instant::now();
-    let roles = crate::pipeline::explore::stage_roles(cx)?;
-    let r = crate::pipeline::verify::run(&stage_args::<VerifyArgs>(&[]), cx, roles)?;
+    let verify_args = stage_args::<VerifyArgs>(&[]);
+    let r = if cx.env.backend == crate::env::EnvBackend::Sim {
+        let roles = crate::pipeline::explore::stage_roles(cx)?;
+        crate::pipeline::verify::run(&verify_args, cx, roles)?
+    } else {
+        crate::pipeline::verify::real::run(&verify_args, cx)?
+    };
     timed("verify", t, r.to_string());
 
     // Intents are planned once per pool: a repeated `synth intents` proposes new

@@ -58,6 +58,9 @@ fn the_walker_finds_verifiable_subtasks_in_a_real_application() {
     let trajectories = edit["trajectories"].as_array().unwrap();
     assert_eq!(sets.len(), trajectories.len());
     for set in sets {
-        assert!(set["new_txt_path"].as_str().unwrap().ends_with("_reviewed.txt"));
+        assert!(set["new_txt_path"]
+            .as_str()
+            .unwrap()
+            .ends_with("_reviewed.txt"));
     }
 }

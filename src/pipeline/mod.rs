@@ -11,6 +11,7 @@ pub mod narrate;
 pub mod quality;
 pub mod stats;
 pub mod trajectories;
+pub mod trajectories_real;
 pub mod validate;
 pub mod verify;
 

@@ -62,7 +62,7 @@ impl Default for TrajectoriesArgs {
 pub enum TrajectoriesStageError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("cannot load the simulated desktop")]
+    #[error("desktop: {0}")]
     Env(#[from] EnvError),
     #[error("--orders must be at least 1")]
     NoOrders,
@@ -590,7 +590,7 @@ pub struct Checked {
 /// # Errors
 /// The task's graph or node checks cannot be evaluated.
 pub fn check_trajectory(
-    desk: &mut SimDesktop,
+    desk: &mut dyn Environment,
     task: &Task,
     subtasks: &BTreeMap<SubtaskId, Subtask>,
     traj: &TaskTrajectory,
@@ -629,6 +629,39 @@ pub fn check_trajectory(
             r.completion_order.join(", ")
         )),
     })
+}
+
+/// Replays each of `trajs` for `task` on `desk`; the rows to store and whether
+/// the task could not be evaluated.
+fn check_rows(
+    desk: &mut dyn Environment,
+    task: &Task,
+    by_id: &BTreeMap<SubtaskId, Subtask>,
+    trajs: &[TaskTrajectory],
+) -> (Vec<StoredTaskTrajectory>, bool) {
+    let task_id = task_id_of(task).0;
+    let mut rows = Vec::with_capacity(trajs.len());
+    let mut unevaluable = false;
+    for t in trajs {
+        let checked = match check_trajectory(desk, task, by_id, t) {
+            Ok(c) => c,
+            Err(e) => {
+                unevaluable = true;
+                Checked {
+                    ok: false,
+                    reason: Some(format!("cannot evaluate the task: {e}")),
+                }
+            }
+        };
+        rows.push(StoredTaskTrajectory {
+            trajectory_id: t.trajectory_id.clone(),
+            task_id: task_id.clone(),
+            status: if checked.ok { "ok" } else { "failed" }.to_string(),
+            reason: checked.reason,
+            trajectory: t.clone(),
+        });
+    }
+    (rows, unevaluable)
 }
 
 /// Runs `synth trajectories`.
@@ -680,13 +713,19 @@ pub fn run(
     };
 
     // Assemble first (cheap), leaving tasks with missing trajectories for later.
+    let real = cx.env.backend != crate::env::EnvBackend::Sim;
     let mut joiner = SimDesktop::load(&cx.workspace)?;
     let mut work: Vec<(usize, Vec<TaskTrajectory>)> = Vec::new();
     for (k, task) in tasks.iter().enumerate() {
         let mut trajs = Vec::new();
         let mut missing = None;
         for (j, order) in task.successful_topo.iter().take(args.orders).enumerate() {
-            match assemble(task, j, order, &index, &by_id, &mut joiner) {
+            let assembled = if real {
+                super::trajectories_real::assemble(task, j, order, &index)
+            } else {
+                assemble(task, j, order, &index, &by_id, &mut joiner)
+            };
+            match assembled {
                 Ok(t) => trajs.push(t),
                 Err(e) => {
                     missing = Some(e);
@@ -710,46 +749,36 @@ pub fn run(
             "trajectories",
             &serde_json::json!({"orders": args.orders, "tasks": work.len()}),
         )?;
-        let base = SimDesktop::load(&cx.workspace)?;
         let bar = cx.progress(work.len() as u64, "replay");
-        let threads = rayon::ThreadPoolBuilder::new()
-            .num_threads(cx.jobs)
-            .build()
-            .expect("a rayon pool with at least one thread");
-        let results: Vec<(usize, Vec<StoredTaskTrajectory>, bool)> = threads.install(|| {
-            work.par_iter()
-                .map_init(
-                    || base.clone(),
-                    |desk, (k, trajs)| {
-                        let task = &tasks[*k];
-                        let task_id = task_id_of(task).0;
-                        let mut rows = Vec::with_capacity(trajs.len());
-                        let mut unevaluable = false;
-                        for t in trajs {
-                            let checked = match check_trajectory(desk, task, &by_id, t) {
-                                Ok(c) => c,
-                                Err(e) => {
-                                    unevaluable = true;
-                                    Checked {
-                                        ok: false,
-                                        reason: Some(format!("cannot evaluate the task: {e}")),
-                                    }
-                                }
-                            };
-                            rows.push(StoredTaskTrajectory {
-                                trajectory_id: t.trajectory_id.clone(),
-                                task_id: task_id.clone(),
-                                status: if checked.ok { "ok" } else { "failed" }.to_string(),
-                                reason: checked.reason,
-                                trajectory: t.clone(),
-                            });
-                        }
-                        bar.inc(1);
-                        (*k, rows, unevaluable)
-                    },
-                )
-                .collect()
-        });
+        let results = if real {
+            // A real desktop is one machine: the tasks are replayed one by one.
+            let mut desk = cx.desktop(0)?;
+            work.iter()
+                .map(|(k, trajs)| {
+                    let (rows, unevaluable) = check_rows(desk.as_mut(), &tasks[*k], &by_id, trajs);
+                    bar.inc(1);
+                    (*k, rows, unevaluable)
+                })
+                .collect::<Vec<_>>()
+        } else {
+            let base = SimDesktop::load(&cx.workspace)?;
+            let threads = rayon::ThreadPoolBuilder::new()
+                .num_threads(cx.jobs)
+                .build()
+                .expect("a rayon pool with at least one thread");
+            threads.install(|| {
+                work.par_iter()
+                    .map_init(
+                        || base.clone(),
+                        |desk, (k, trajs)| {
+                            let (rows, unevaluable) = check_rows(desk, &tasks[*k], &by_id, trajs);
+                            bar.inc(1);
+                            (*k, rows, unevaluable)
+                        },
+                    )
+                    .collect()
+            })
+        };
         bar.finish_and_clear();
         for (_, rows, unevaluable) in &results {
             cx.store.put_task_trajectories(rows)?;

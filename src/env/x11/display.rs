@@ -369,6 +369,20 @@ impl Display {
             .collect())
     }
 
+    /// The process ids of the top-level windows (`_NET_WM_PID`), where known.
+    pub fn window_pids(&self) -> Vec<u32> {
+        let Ok(ids) = self.windows_of("_NET_CLIENT_LIST") else {
+            return Vec::new();
+        };
+        ids.into_iter()
+            .filter_map(|w| {
+                let raw = self.property(w, "_NET_WM_PID").ok()?;
+                let b: [u8; 4] = raw.get(..4)?.try_into().ok()?;
+                Some(u32::from_ne_bytes(b)).filter(|&p| p > 1)
+            })
+            .collect()
+    }
+
     /// Is a window manager running (it names its check window on the root)?
     pub fn has_window_manager(&self) -> bool {
         self.windows_of("_NET_SUPPORTING_WM_CHECK")

@@ -61,6 +61,11 @@ pub struct AppEntry {
     /// File extensions it opens (lower case, no dot).
     #[serde(default)]
     pub extensions: Vec<String>,
+    /// The desktop's launcher (at most one): Alt+F2 opens it, and typing an
+    /// application's name and Enter starts that application. Not a task
+    /// application: `applications()` and the explorer leave it out.
+    #[serde(default)]
+    pub launcher: bool,
     /// The file stem (`mousepad` for mousepad.toml).
     #[serde(skip)]
     pub stem: String,
@@ -220,6 +225,10 @@ pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInf
     out
 }
 
+/// The keys that open the desktop's launcher (the catalogue's `launcher = true`
+/// application), bound in the window manager by [`session::Session::start`].
+pub const LAUNCHER_KEYS: &str = "%{F2}";
+
 /// How waiting for a launched program's window ended.
 enum WindowWait {
     Shown,
@@ -258,7 +267,11 @@ impl X11Desktop {
     pub fn open(workspace: &Path, slot: usize) -> Result<X11Desktop, EnvError> {
         let apps = load_catalogue(workspace)?;
         let catalog = Catalog::load(workspace)?;
-        let session = session::Session::start(slot)?;
+        let launcher = apps
+            .iter()
+            .find(|a| a.launcher)
+            .map(|a| a.command.join(" "));
+        let session = session::Session::start(slot, launcher.as_deref())?;
         let display = display::Display::connect(&session.display)?;
         if session.owns_display() {
             // Windows are found through the window manager's client list: wait for
@@ -312,6 +325,31 @@ impl X11Desktop {
     /// Task text with the sandbox home written as `/home/user` (and back).
     fn to_host(&self, text: &str) -> String {
         text.replace(HOME, &self.session.home.to_string_lossy())
+    }
+
+    /// The bytes of an initial file (the real desktop's fixtures first) with the
+    /// extension of `path`, the first by name.
+    fn sample_of(&self, path: &str) -> Option<Vec<u8>> {
+        let ext = path.rsplit_once('.')?.1.to_lowercase();
+        for dir in self.fixtures.iter().rev() {
+            let mut found: Vec<PathBuf> = Vec::new();
+            let mut stack = vec![dir.clone()];
+            while let Some(d) = stack.pop() {
+                for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                    let p = entry.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case(&ext)) {
+                        found.push(p);
+                    }
+                }
+            }
+            found.sort();
+            if let Some(first) = found.first() {
+                return std::fs::read(first).ok();
+            }
+        }
+        None
     }
 
     /// Text shown on the real desktop with the sandbox home written as `/home/user`.
@@ -377,10 +415,20 @@ impl X11Desktop {
         Ok(())
     }
 
+    /// Ends every application: those synth started, and those started on the
+    /// desktop (from the launcher), found by their windows' process ids.
     fn kill_apps(&mut self) {
         for (_, mut child) in self.launched.drain(..) {
             let _ = child.kill();
             let _ = child.wait();
+        }
+        if self.session.owns_display() {
+            for pid in self.display.window_pids() {
+                // SAFETY: kill(2) with a pid read from a window of our own display.
+                unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                }
+            }
         }
     }
 
@@ -726,7 +774,11 @@ impl Environment for X11Desktop {
     }
 
     fn applications(&self) -> Vec<String> {
-        self.apps.iter().map(|a| a.name.clone()).collect()
+        self.apps
+            .iter()
+            .filter(|a| !a.launcher)
+            .map(|a| a.name.clone())
+            .collect()
     }
 
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
@@ -811,9 +863,14 @@ impl Environment for X11Desktop {
             let made = if kind.directory {
                 std::fs::create_dir_all(&host)
             } else {
+                // A real application must be able to open it: a copy of an initial
+                // file with the same extension when there is one, else text.
+                let content = self
+                    .sample_of(&param)
+                    .unwrap_or_else(|| crate::env::sim::stand_in(&param).into_bytes());
                 host.parent()
                     .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&host, crate::env::sim::stand_in(&param)))
+                    .and_then(|()| std::fs::write(&host, content))
             };
             return made.map_err(|e| format!("{}: {e}", cannot()));
         }

@@ -92,7 +92,7 @@ impl Session {
     ///
     /// # Errors
     /// A missing program, or a display or bus that does not come up in time.
-    pub fn start(slot: usize) -> Result<Session, EnvError> {
+    pub fn start(slot: usize, launcher: Option<&str>) -> Result<Session, EnvError> {
         let home_dir = tempfile::Builder::new()
             .prefix(&format!("synth-x11-home-{slot}-"))
             .tempdir()
@@ -132,7 +132,10 @@ impl Session {
         };
         session.start_bus()?;
         let env = session.env.clone();
-        session.children.push(spawn("openbox", &[], &env)?);
+        let rc = session.openbox_config(launcher)?;
+        session
+            .children
+            .push(spawn("openbox", &["--config-file", &rc], &env)?);
         session
             .children
             .push(spawn(AT_SPI_LAUNCHER, &["--launch-immediately"], &env)?);
@@ -141,6 +144,32 @@ impl Session {
         std::thread::sleep(Duration::from_millis(500));
         session.env.extend(app_env(&home));
         Ok(session)
+    }
+
+    /// Writes the window manager's configuration: the system's (Debian's
+    /// /etc/xdg/openbox/rc.xml) with Alt+F2 bound to `launcher` when there is
+    /// one. Returns its path.
+    fn openbox_config(&self, launcher: Option<&str>) -> Result<String, EnvError> {
+        let system = std::fs::read_to_string("/etc/xdg/openbox/rc.xml").unwrap_or_else(|_| {
+            "<?xml version=\"1.0\"?>\n<openbox_config xmlns=\"http://openbox.org/3.4/rc\">\n<keyboard>\n</keyboard>\n</openbox_config>\n".to_string()
+        });
+        let rc = match launcher {
+            Some(cmd) => system.replacen(
+                "<keyboard>",
+                &format!(
+                    "<keyboard>\n  <keybind key=\"A-F2\"><action name=\"Execute\"><command>{}</command></action></keybind>",
+                    xml_escape(cmd)
+                ),
+                1,
+            ),
+            None => system,
+        };
+        let path = self.logs.path().join("openbox-rc.xml");
+        std::fs::write(&path, rc).map_err(|source| EnvError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path.to_string_lossy().to_string())
     }
 
     /// Where application `app`'s error output goes (appended; null when the log
@@ -195,6 +224,13 @@ impl Session {
         self.env.push(("DBUS_SESSION_BUS_ADDRESS".into(), address));
         Ok(())
     }
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Asks the kernel to kill the program started by `cmd` when synth ends, however

@@ -7,9 +7,10 @@
 //!    `extensions` and the resource kinds' `file_kinds`): these are its inputs;
 //! 2. walks its menu bar: opens every top-level menu and reads its items; the
 //!    item named like one of the rules' `open_items` is how a file is opened,
-//!    items that open a dialog (their name ends in "...") with a text field and
-//!    are not skipped by the rules are candidates (each dialog is opened and
-//!    closed once to see);
+//!    items that open a dialog with a text field and are not skipped by the rules
+//!    are candidates (each item is chosen once to see, and the dialog closed
+//!    again; the name need not end in "...": not every application marks its
+//!    dialogs);
 //! 3. tries every candidate in a freshly reset desktop as is and, when that
 //!    made a file, after typing a line at the end of the opened document ("edit"
 //!    family).
@@ -145,8 +146,9 @@ pub fn walk(
     app: &AppEntry,
     catalog: &Catalog,
     rules: &WalkRules,
+    made: &[InputFile],
 ) -> Result<WalkReport, EnvError> {
-    let inputs = input_files(env, app, catalog, rules)?;
+    let inputs = input_files(env, app, catalog, rules, made)?;
     let menus = menu_items(env, app)?;
     let open = menus
         .iter()
@@ -154,7 +156,6 @@ pub fn walk(
         .cloned();
     let candidates: Vec<MenuPath> = menus
         .into_iter()
-        .filter(|m| m.item.ends_with("...") || m.item.ends_with('…'))
         .filter(|m| !rules.skips(&m.item))
         .filter(|m| Some(m) != open.as_ref())
         .collect();
@@ -220,6 +221,7 @@ fn input_files(
     app: &AppEntry,
     catalog: &Catalog,
     rules: &WalkRules,
+    made: &[InputFile],
 ) -> Result<Vec<InputFile>, EnvError> {
     env.reset(&Setup::default())?;
     let mut by_ext: BTreeMap<String, Vec<InputFile>> = BTreeMap::new();
@@ -233,6 +235,18 @@ fn input_files(
                 .entry(ext)
                 .or_default()
                 .push(InputFile { path, kind });
+        }
+    }
+    // A file another application's subtask makes comes second in its extension:
+    // trying it is what lets tasks hand files from one application to the next.
+    for f in made {
+        let Some(ext) = f.path.rsplit_once('.').map(|(_, e)| e.to_lowercase()) else {
+            continue;
+        };
+        if let Some(list) = by_ext.get_mut(&ext) {
+            if !list.iter().any(|i| i.path == f.path) {
+                list.insert(1.min(list.len()), f.clone());
+            }
         }
     }
     // The first file of every extension (in the catalogue's order) comes first:
@@ -434,6 +448,13 @@ fn try_candidate(
     a: &Attempt<'_>,
 ) -> Result<Option<Demo>, EnvError> {
     let last = env.reset(&launch(a.app))?;
+    if let Some(input) = a.input {
+        let resource = crate::resources::Resource::new(&input.kind, Some(input.path.clone()));
+        if !env.holds(&resource) {
+            env.prepare(&a.app.name, &resource, &ParameterSet::new())
+                .map_err(EnvError::Setup)?;
+        }
+    }
     let before: BTreeSet<String> = files(env);
     let mut rec = Recorder {
         env,
@@ -515,7 +536,11 @@ fn new_path(a: &Attempt<'_>, native: Option<&str>) -> String {
         }
         None => (
             format!("{HOME}/Documents/{}", a.app.stem),
-            a.app.extensions.first().cloned().unwrap_or_else(|| "txt".into()),
+            a.app
+                .extensions
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "txt".into()),
         ),
     };
     format!("{stem}_{}.{}", a.suffix, native.unwrap_or(&ext))
@@ -660,6 +685,41 @@ fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
     Evaluation { checks }
 }
 
+/// The files that stored subtasks of applications other than `app` make (their
+/// path outputs, every parameter set).
+fn stored_outputs(
+    cx: &crate::stage::StageContext<'_>,
+    app: &str,
+) -> Result<Vec<InputFile>, crate::store::StoreError> {
+    use crate::model::SubtaskStatus;
+    let mut out = Vec::new();
+    for status in [SubtaskStatus::Proposed, SubtaskStatus::Verified] {
+        for s in cx.store.subtasks(status)? {
+            if s.application == app {
+                continue;
+            }
+            for i in 0..s.available_parameters.len() {
+                let Ok((_, outputs)) = crate::resources::instantiate(cx.catalog, &s, i) else {
+                    continue;
+                };
+                for r in outputs {
+                    let is_file = cx
+                        .catalog
+                        .kinds
+                        .get(&r.kind)
+                        .is_some_and(|k| !k.directory && !k.file_kinds.is_empty());
+                    if let (true, Some(path)) = (is_file, r.parameter) {
+                        out.push(InputFile { path, kind: r.kind });
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}
+
 /// `synth explore` on a real backend: walks every application of the catalogue
 /// (or `args.apps`) not explored yet and stores its subtasks as proposed, each
 /// application in one transaction. Only the offline explorer walks; a model
@@ -683,7 +743,11 @@ pub fn run_real(
     let catalogue = crate::env::x11::load_catalogue(&cx.workspace)?;
     let rules = WalkRules::load(&cx.workspace)?;
     let apps: Vec<&AppEntry> = if args.apps.is_empty() {
-        catalogue.iter().collect()
+        // The application that opens the most file types first: its outputs are
+        // inputs the others can try.
+        let mut apps: Vec<&AppEntry> = catalogue.iter().filter(|a| !a.launcher).collect();
+        apps.sort_by_key(|a| std::cmp::Reverse(a.extensions.len()));
+        apps
     } else {
         args.apps
             .iter()
@@ -715,7 +779,8 @@ pub fn run_real(
             bar.inc(1);
             continue;
         }
-        match walk(env.as_mut(), app, cx.catalog, &rules) {
+        let made = stored_outputs(cx, &app.name)?;
+        match walk(env.as_mut(), app, cx.catalog, &rules, &made) {
             Ok(found) => {
                 for d in &found.dropped {
                     tracing::info!(application = %app.name, "{d}");
@@ -778,8 +843,14 @@ mod tests {
             scene: Default::default(),
             captured: None,
         };
-        assert_eq!(native_ext(&obs("AbiWord (.abw, .zabw, abw.gz)")).as_deref(), Some("abw"));
-        assert_eq!(native_ext(&obs("Gnumeric XML (*.gnumeric)")).as_deref(), Some("gnumeric"));
+        assert_eq!(
+            native_ext(&obs("AbiWord (.abw, .zabw, abw.gz)")).as_deref(),
+            Some("abw")
+        );
+        assert_eq!(
+            native_ext(&obs("Gnumeric XML (*.gnumeric)")).as_deref(),
+            Some("gnumeric")
+        );
         assert_eq!(native_ext(&obs("Text Files")), None);
     }
 

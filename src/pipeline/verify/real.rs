@@ -171,6 +171,18 @@ fn check_set(
         ..Setup::default()
     };
     env.reset(&setup)?;
+    // Inputs that another subtask makes in a task are prepared here.
+    let (inputs, _) = match instantiate(catalog, subtask, i) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("resources: {e}"))),
+    };
+    for input in &inputs {
+        if !env.holds(input) {
+            if let Err(why) = env.prepare(&subtask.application, input, params) {
+                return Ok(Err(why));
+            }
+        }
+    }
     if evaluate(&evaluation.checks, params, env.probes()).success {
         return Ok(Err("the evaluation holds before anything is done".into()));
     }
