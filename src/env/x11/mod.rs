@@ -353,7 +353,7 @@ impl X11Desktop {
     }
 
     /// Text shown on the real desktop with the sandbox home written as `/home/user`.
-    fn from_host(&self, text: &str) -> String {
+    fn task_text(&self, text: &str) -> String {
         text.replace(&*self.session.home.to_string_lossy(), HOME)
     }
 
@@ -563,10 +563,10 @@ impl X11Desktop {
             None => Vec::new(),
         };
         // Task text names the sandbox home /home/user, as the tasks do.
-        let title = self.from_host(&title);
+        let title = self.task_text(&title);
         for c in &mut controls {
-            c.control_text = self.from_host(&c.control_text);
-            c.parent_control_text = self.from_host(&c.parent_control_text);
+            c.control_text = self.task_text(&c.control_text);
+            c.parent_control_text = self.task_text(&c.parent_control_text);
         }
         let png = self.display.capture_png()?;
         let scene = Scene {
@@ -930,7 +930,7 @@ impl Probes for X11Desktop {
     fn window_titles(&self) -> Vec<String> {
         self.display
             .windows()
-            .map(|ws| ws.into_iter().map(|w| self.from_host(&w.title)).collect())
+            .map(|ws| ws.into_iter().map(|w| self.task_text(&w.title)).collect())
             .unwrap_or_default()
     }
 

@@ -882,6 +882,7 @@ mod tests {
             accessible_name: "mousepad".into(),
             extensions: vec!["txt".into()],
             stem: "mousepad".into(),
+            launcher: false,
         }
     }
 
