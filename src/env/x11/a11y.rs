@@ -211,7 +211,7 @@ async fn walk<'c>(
                 rect = c
                     .get_extents(CoordType::Screen)
                     .await
-                    .map(|(x, y, w, h)| [x, y, x + w, y + h])
+                    .map(|(x, y, w, h)| [x, y, x.saturating_add(w), y.saturating_add(h)])
                     .unwrap_or([0; 4]);
             }
             if name.is_empty() && matches!(role.as_str(), "label" | "text" | "static") {

@@ -556,18 +556,24 @@ impl X11Desktop {
         Ok((app, w.title))
     }
 
-    fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
+    /// The application in front, its window title and its controls, in task
+    /// text (the sandbox home named /home/user).
+    fn front(&self) -> Result<(Option<AppEntry>, String, Vec<ControlInfo>), EnvError> {
         let (app, title) = self.active_app()?;
         let mut controls = match &app {
             Some(a) => controls_of(&self.a11y.nodes(&a.accessible_name)?, Some(&title)),
             None => Vec::new(),
         };
-        // Task text names the sandbox home /home/user, as the tasks do.
         let title = self.task_text(&title);
         for c in &mut controls {
             c.control_text = self.task_text(&c.control_text);
             c.parent_control_text = self.task_text(&c.parent_control_text);
         }
+        Ok((app, title, controls))
+    }
+
+    fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
+        let (app, title, controls) = self.front()?;
         let png = self.display.capture_png()?;
         let scene = Scene {
             title: title.clone(),
@@ -599,6 +605,29 @@ impl X11Desktop {
         };
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
         Ok(obs)
+    }
+
+    /// Waits until the application has answered the last action: at least
+    /// 200 ms, then until the window in front and its controls stay the same
+    /// over 150 ms (a dialog that is still opening, a menu still filling), at
+    /// most 3 s.
+    fn settle(&self) {
+        std::thread::sleep(Duration::from_millis(200));
+        let look = |me: &X11Desktop| {
+            me.front()
+                .ok()
+                .map(|(_, title, controls)| (title, controls))
+        };
+        let started = std::time::Instant::now();
+        let mut before = look(self);
+        while started.elapsed() < Duration::from_secs(3) {
+            std::thread::sleep(Duration::from_millis(150));
+            let now = look(self);
+            if now == before {
+                return;
+            }
+            before = now;
+        }
     }
 
     /// The control `action` names: in the last observation, else in the screen
@@ -820,8 +849,7 @@ impl Environment for X11Desktop {
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let (ok, feedback) = self.act(action)?;
-        // Let the application redraw and update its accessible objects.
-        std::thread::sleep(Duration::from_millis(250));
+        self.settle();
         Ok(StepOutcome {
             ok,
             observation: self.observation(Some(feedback))?,
