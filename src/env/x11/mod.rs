@@ -872,7 +872,10 @@ impl Environment for X11Desktop {
             return self.file_text(param).is_some();
         }
         match resource.kind.as_str() {
-            "text_in_clipboard" => self.clipboard_text().is_some_and(|t| !t.is_empty()),
+            // Text and cells copied from a workbook are both text on an X clipboard.
+            "text_in_clipboard" | "table_in_clipboard" => {
+                self.clipboard_text().is_some_and(|t| !t.is_empty())
+            }
             _ => false,
         }
     }
@@ -902,7 +905,10 @@ impl Environment for X11Desktop {
             };
             return made.map_err(|e| format!("{}: {e}", cannot()));
         }
-        if input.kind == "text_in_clipboard" {
+        if matches!(
+            input.kind.as_str(),
+            "text_in_clipboard" | "table_in_clipboard"
+        ) {
             let text = if param.is_empty() {
                 "Prepared text"
             } else {

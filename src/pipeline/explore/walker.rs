@@ -59,6 +59,17 @@ pub struct WalkRules {
     pub max_inputs: usize,
     /// The stem suffix of the new file: plain family, edit family.
     pub suffixes: [String; 2],
+    /// Menu items that select the whole document (the copy family; Ctrl+A when
+    /// the application has none).
+    #[serde(default)]
+    pub select_items: Vec<String>,
+    /// Menu items that copy the selection to the clipboard (the copy family).
+    #[serde(default)]
+    pub copy_items: Vec<String>,
+    /// The clipboard kind a copy from an input of this resource kind makes
+    /// (cells copied from a workbook are a table); others make text.
+    #[serde(default)]
+    pub clipboard_kinds: BTreeMap<String, String>,
 }
 
 impl WalkRules {
@@ -81,6 +92,13 @@ impl WalkRules {
             )));
         }
         Ok(rules)
+    }
+
+    /// The first menu item named like one of `names`.
+    fn find<'m>(names: &[String], menus: &'m [MenuPath]) -> Option<&'m MenuPath> {
+        names
+            .iter()
+            .find_map(|n| menus.iter().find(|m| bare(n) == bare(&m.item)))
     }
 
     fn skips(&self, item: &str) -> bool {
@@ -154,6 +172,8 @@ pub fn walk(
         .iter()
         .find(|m| rules.open_items.iter().any(|o| bare(o) == bare(&m.item)))
         .cloned();
+    let select = WalkRules::find(&rules.select_items, &menus).cloned();
+    let copy = WalkRules::find(&rules.copy_items, &menus).cloned();
     let candidates: Vec<MenuPath> = menus
         .into_iter()
         .filter(|m| !rules.skips(&m.item))
@@ -211,7 +231,189 @@ pub fn walk(
             }
         }
     }
+    if let (Some(open), Some(copy)) = (&open, &copy) {
+        let family = CopyFamily {
+            app,
+            open,
+            select: select.as_ref(),
+            copy,
+        };
+        copy_family(env, rules, &family, &inputs, &mut report)?;
+    }
     Ok(report)
+}
+
+/// The menu items of the copy family of one application.
+struct CopyFamily<'a> {
+    app: &'a AppEntry,
+    open: &'a MenuPath,
+    select: Option<&'a MenuPath>,
+    copy: &'a MenuPath,
+}
+
+/// The copy family: open each input, select all of it and copy it; a run that
+/// leaves text on the clipboard is a demonstration. One subtask per input kind.
+fn copy_family(
+    env: &mut dyn Environment,
+    rules: &WalkRules,
+    family: &CopyFamily<'_>,
+    inputs: &[InputFile],
+    report: &mut WalkReport,
+) -> Result<(), EnvError> {
+    report.tried += 1;
+    let mut groups: BTreeMap<String, Vec<CopyDemo>> = BTreeMap::new();
+    for input in inputs {
+        if let Some(d) = try_copy(env, family, input)? {
+            groups.entry(input.kind.clone()).or_default().push(d);
+        }
+    }
+    if groups.is_empty() {
+        report
+            .dropped
+            .push(format!("{}: nothing on the clipboard", family.copy.words()));
+    }
+    for demos in groups.values() {
+        report.subtasks.push(copy_subtask(rules, family, demos));
+    }
+    Ok(())
+}
+
+/// One successful copy: the input, the start of what the clipboard held, and
+/// the actions.
+struct CopyDemo {
+    input: InputFile,
+    copied: String,
+    actions: Vec<TrajectoryAction>,
+}
+
+/// Opens `input`, selects all and copies; the demonstration when the clipboard
+/// then holds text.
+fn try_copy(
+    env: &mut dyn Environment,
+    f: &CopyFamily<'_>,
+    input: &InputFile,
+) -> Result<Option<CopyDemo>, EnvError> {
+    let Some(mut rec) = open_input(env, f.app, Some(f.open), Some(input))? else {
+        return Ok(None);
+    };
+    let selected = match f.select {
+        Some(select) => {
+            rec.step(
+                click(&select.menu),
+                &format!("{} is in the {} menu.", bare(&select.item), select.menu),
+            )? && rec.step(
+                click(&select.item),
+                &format!(
+                    "I choose {} to select the whole document.",
+                    bare(&select.item)
+                ),
+            )?
+        }
+        None => rec.step(keys("^a"), "I select the whole document with Ctrl+A.")?,
+    };
+    let copied = selected
+        && rec.step(
+            click(&f.copy.menu),
+            &format!("{} is in the {} menu.", bare(&f.copy.item), f.copy.menu),
+        )?
+        && rec.step(
+            click(&f.copy.item),
+            &format!(
+                "I choose {} to put the selection on the clipboard.",
+                bare(&f.copy.item)
+            ),
+        )?;
+    if !copied {
+        return Ok(None);
+    }
+    let Some(text) = rec.env.probes().clipboard_text() else {
+        return Ok(None);
+    };
+    Ok(snippet(&text).map(|copied| CopyDemo {
+        input: input.clone(),
+        copied,
+        actions: rec.actions,
+    }))
+}
+
+/// The words a check looks for on the clipboard: the first line with text, at
+/// most 6 words and 40 characters, without template braces. None when the text
+/// has no word.
+fn snippet(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let mut out = String::new();
+    for word in line
+        .split_whitespace()
+        .map(|w| w.replace(['{', '}'], ""))
+        .filter(|w| !w.is_empty())
+        .take(6)
+    {
+        if !out.is_empty() && out.len() + 1 + word.len() > 40 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&word);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The subtask of a copy family's demonstrations of one input kind.
+fn copy_subtask(rules: &WalkRules, f: &CopyFamily<'_>, demos: &[CopyDemo]) -> Subtask {
+    let slot = demos[0].input.kind.clone();
+    let clip = rules
+        .clipboard_kinds
+        .get(&slot)
+        .cloned()
+        .unwrap_or_else(|| "text_in_clipboard".into());
+    let template = format!(
+        "In {}, open '{{{slot}}}', select all of it and copy it with {}.",
+        f.app.name,
+        f.copy.words()
+    );
+    let params: Vec<ParameterSet> = demos
+        .iter()
+        .map(|d| {
+            let mut p = ParameterSet::new();
+            p.insert(slot.clone(), d.input.path.clone());
+            p.insert("copied".into(), d.copied.clone());
+            p
+        })
+        .collect();
+    let check = |call: CheckCall, message: &str| Check {
+        call,
+        expect: true,
+        message: Some(message.to_string()),
+    };
+    let evaluation = Evaluation {
+        checks: vec![
+            check(
+                CheckCall::CheckMouseClicks {
+                    text: f.copy.item.clone(),
+                },
+                &format!("{} was not chosen", f.copy.words()),
+            ),
+            check(
+                CheckCall::CheckClipboardContains {
+                    text: "{copied}".into(),
+                },
+                "the clipboard does not hold '{copied}'",
+            ),
+        ],
+    };
+    let actions: Vec<Vec<TrajectoryAction>> = demos.iter().map(|d| d.actions.clone()).collect();
+    assemble(
+        f.app,
+        Shape {
+            template,
+            params,
+            inputs: vec![slot],
+            outputs: vec![clip],
+            evaluation,
+        },
+        &actions,
+    )
 }
 
 /// The sandbox's files `app` opens, one per extension first, at most
@@ -440,28 +642,29 @@ fn describe(obs: &Observation) -> String {
     )
 }
 
-/// Runs one attempt in a fresh desktop; the demonstration when a new file of a
-/// known kind appeared.
-fn try_candidate(
-    env: &mut dyn Environment,
-    catalog: &Catalog,
-    a: &Attempt<'_>,
-) -> Result<Option<Demo>, EnvError> {
-    let last = env.reset(&launch(a.app))?;
-    if let Some(input) = a.input {
+/// Resets the desktop with `app` launched and `input` in the sandbox, and opens
+/// it with the `open` item (when both are given); the recorder of what was done,
+/// None when the file did not open.
+fn open_input<'e>(
+    env: &'e mut dyn Environment,
+    app: &AppEntry,
+    open: Option<&MenuPath>,
+    input: Option<&InputFile>,
+) -> Result<Option<Recorder<'e>>, EnvError> {
+    let last = env.reset(&launch(app))?;
+    if let Some(input) = input {
         let resource = crate::resources::Resource::new(&input.kind, Some(input.path.clone()));
         if !env.holds(&resource) {
-            env.prepare(&a.app.name, &resource, &ParameterSet::new())
+            env.prepare(&app.name, &resource, &ParameterSet::new())
                 .map_err(EnvError::Setup)?;
         }
     }
-    let before: BTreeSet<String> = files(env);
     let mut rec = Recorder {
         env,
         last,
         actions: Vec::new(),
     };
-    if let (Some(open), Some(input)) = (a.open, a.input) {
+    if let (Some(open), Some(input)) = (open, input) {
         let goal = format!("open '{}'", input.path);
         if !rec.step(
             click(&open.menu),
@@ -480,6 +683,20 @@ fn try_candidate(
             return Ok(None);
         }
     }
+    Ok(Some(rec))
+}
+
+/// Runs one attempt in a fresh desktop; the demonstration when a new file of a
+/// known kind appeared.
+fn try_candidate(
+    env: &mut dyn Environment,
+    catalog: &Catalog,
+    a: &Attempt<'_>,
+) -> Result<Option<Demo>, EnvError> {
+    let Some(mut rec) = open_input(env, a.app, a.open, a.input)? else {
+        return Ok(None);
+    };
+    let before: BTreeSet<String> = files(rec.env);
     if let Some(line) = a.line {
         rec.step(
             keys(&format!("^{{END}}{{ENTER}}{line}")),
@@ -610,29 +827,57 @@ fn subtask_of(app: &AppEntry, cand: &MenuPath, demos: &[Demo]) -> Subtask {
             p
         })
         .collect();
-    let id = super::subtask_id(&app.name, &template);
-    let trajectories = demos
+    let actions: Vec<Vec<TrajectoryAction>> = demos.iter().map(|d| d.actions.clone()).collect();
+    assemble(
+        app,
+        Shape {
+            template,
+            params,
+            inputs: in_slot.into_iter().collect(),
+            outputs: vec![out_slot],
+            evaluation: evaluation_of(cand, &out_name, first.line.is_some()),
+        },
+        &actions,
+    )
+}
+
+/// What a family found out about a subtask: its template, one parameter set per
+/// demonstration, its resource slots and its evaluation.
+struct Shape {
+    template: String,
+    params: Vec<ParameterSet>,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    evaluation: Evaluation,
+}
+
+/// The proposed subtask of `shape`, with demonstration `i` (`actions[i]`) as the
+/// trajectory of parameter set `i`.
+fn assemble(app: &AppEntry, shape: Shape, actions: &[Vec<TrajectoryAction>]) -> Subtask {
+    let id = super::subtask_id(&app.name, &shape.template);
+    let trajectories = actions
         .iter()
+        .zip(&shape.params)
         .enumerate()
-        .map(|(i, d)| SubtaskTrajectory {
+        .map(|(i, (actions, params))| SubtaskTrajectory {
             trajectory_id: format!("{id}-p{i}"),
-            instruction: crate::model::fill_placeholders(&template, &params[i]),
+            instruction: crate::model::fill_placeholders(&shape.template, params),
             observations: Vec::new(),
-            actions: d.actions.clone(),
+            actions: actions.clone(),
             subtask_id: id.clone(),
             parameter_index: Some(i),
         })
         .collect();
     Subtask {
         id,
-        instruction_template: template,
+        instruction_template: shape.template,
         application: app.name.clone(),
         category: Some(app.category.clone()),
         os: "Linux".into(),
-        available_parameters: params,
-        input_resources: in_slot.into_iter().collect(),
-        output_resources: vec![out_slot],
-        evaluation: Some(evaluation_of(cand, &out_name, first.line.is_some())),
+        available_parameters: shape.params,
+        input_resources: shape.inputs,
+        output_resources: shape.outputs,
+        evaluation: Some(shape.evaluation),
         trajectories,
         provenance: Some(Provenance {
             backend: "offline".into(),
@@ -824,7 +1069,44 @@ mod tests {
             lines: vec!["Checked.".into()],
             max_inputs: 3,
             suffixes: ["final".into(), "reviewed".into()],
+            select_items: vec!["Select All".into()],
+            copy_items: vec!["Copy".into()],
+            clipboard_kinds: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn the_copied_snippet_is_the_start_of_the_first_line_with_words() {
+        assert_eq!(
+            snippet("\n  \nQuarterly report for the north region and more words\nnext").as_deref(),
+            Some("Quarterly report for the north region")
+        );
+        assert_eq!(snippet("a {b} c").as_deref(), Some("a b c"));
+        assert_eq!(
+            snippet("Supercalifragilisticexpialidocious-and-then-some words here").as_deref(),
+            Some("Supercalifragilisticexpialidocious-and-then-some")
+        );
+        assert_eq!(snippet(" \n\t{}\n"), None);
+    }
+
+    #[test]
+    fn menu_items_are_found_by_name_without_their_dots() {
+        let menus = vec![
+            MenuPath {
+                menu: "Edit".into(),
+                item: "Copy".into(),
+            },
+            MenuPath {
+                menu: "Edit".into(),
+                item: "Select All…".into(),
+            },
+        ];
+        let rules = rules();
+        assert_eq!(
+            WalkRules::find(&rules.select_items, &menus).map(|m| m.item.as_str()),
+            Some("Select All…")
+        );
+        assert_eq!(WalkRules::find(&rules.open_items, &menus), None);
     }
 
     #[test]
