@@ -5,11 +5,13 @@
 //!
 //! The trait knows nothing about the simulator: a later OSWorld client implements
 //! the same `reset` / `observe` / `step` and the [`Probes`] the check APIs read.
+//! What real backends share is in [`real`].
 
 pub mod checks;
 pub mod command;
 pub mod lint;
 pub mod perf;
+pub mod real;
 pub mod render;
 pub mod sim;
 pub mod spec;
