@@ -306,6 +306,6 @@ mod tests {
                 Gesture::Hotkey(vec!["ctrl", "s"]),
             ]
         );
-        assert!(key_gestures("{NOPE}").unwrap_err().contains("NOPE"));
+        assert!(key_gestures("{NOPE}").unwrap_err().contains("{nope}"));
     }
 }
