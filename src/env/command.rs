@@ -1,7 +1,7 @@
 //! The `synth env` subcommands: `list`, `show APP`, `play APP --actions FILE.json
 //! [--screenshots DIR] [--checks FILE.json]`, `lint`, on the desktop `--env` names
-//! (the simulated one by default; `--env x11` lists and plays the real
-//! applications of `resources/x11/apps`). The CLI calls [`run_command`]; output
+//! (the simulated one by default; `--env x11` and `--env osworld` list and play
+//! the real applications of `resources/x11/apps` and `resources/osworld/apps`). The CLI calls [`run_command`]; output
 //! goes to the given writer.
 
 use std::collections::BTreeSet;
@@ -50,8 +50,8 @@ pub fn run_command(
     env: &EnvSetup,
     out: &mut dyn Write,
 ) -> Result<(), EnvError> {
-    if env.backend == EnvBackend::X11 {
-        if let Some(done) = x11_command(cmd, workspace, env, out) {
+    if env.backend != EnvBackend::Sim {
+        if let Some(done) = real_command(cmd, workspace, env, out) {
             return done;
         }
     }
@@ -243,15 +243,16 @@ struct ChecksFile {
     params: ParameterSet,
 }
 
-/// The subcommands that differ on the real desktop: `list` and `show` read the
-/// catalogue, `lint` loads it; None for those that are the same on every backend.
-fn x11_command(
+/// The subcommands that differ on a real desktop: `list` and `show` read the
+/// backend's catalogue, `lint` loads it; None for those that are the same on
+/// every backend.
+fn real_command(
     cmd: &EnvCommand,
     workspace: &Path,
-    _env: &EnvSetup,
+    env: &EnvSetup,
     out: &mut dyn Write,
 ) -> Option<Result<(), EnvError>> {
-    let apps = match super::x11::load_catalogue(workspace) {
+    let apps = match super::real::catalogue_of(workspace, env.backend) {
         Ok(a) => a,
         Err(e) => return Some(Err(e)),
     };
@@ -272,7 +273,7 @@ fn x11_command(
                 ),
             )
         }),
-        EnvCommand::Show { app } => match super::x11::find_app(&apps, app) {
+        EnvCommand::Show { app } => match super::real::find_app(&apps, app) {
             Some(a) => w(out, format!("{a:#?}")),
             None => Err(EnvError::UnknownApp(app.clone())),
         },

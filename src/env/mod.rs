@@ -3,13 +3,17 @@
 //! evaluation ([`checks`]), and the embedded simulated desktop ([`sim`]) whose
 //! applications are data files (`resources/apps/*.toml`, parsed by [`spec`]).
 //!
-//! The trait knows nothing about the simulator: a later OSWorld client implements
-//! the same `reset` / `observe` / `step` and the [`Probes`] the check APIs read.
+//! The trait knows nothing about the simulator: the real backends ([`x11`], a local
+//! X display; [`osworld`], an OSWorld VM's server) implement the same `reset` /
+//! `observe` / `step` and the [`Probes`] the check APIs read, sharing what they
+//! have in common in [`real`].
 
 pub mod checks;
 pub mod command;
 pub mod lint;
+pub mod osworld;
 pub mod perf;
+pub mod real;
 pub mod render;
 pub mod sim;
 pub mod spec;
@@ -353,10 +357,10 @@ impl EnvSetup {
         match self.backend {
             EnvBackend::Sim => Ok(Box::new(SimDesktop::load(workspace)?)),
             EnvBackend::X11 => Ok(Box::new(x11::X11Desktop::open(workspace, slot)?)),
-            EnvBackend::Osworld => Err(EnvError::backend(
-                "osworld",
-                "the OSWorld client is not available in this build",
-            )),
+            EnvBackend::Osworld => {
+                let url = osworld::url_for(self.osworld_url.as_deref(), slot)?;
+                Ok(Box::new(osworld::OsworldDesktop::open(workspace, &url)?))
+            }
         }
     }
 }

@@ -14,21 +14,7 @@ use atspi::{CoordType, State};
 
 use crate::env::EnvError;
 
-/// One accessible object that is showing on screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    pub name: String,
-    /// The AT-SPI role name ("push button", "menu item", "text"...).
-    pub role: String,
-    /// Screen box: left, top, right, bottom.
-    pub rect: [i32; 4],
-    /// Index of the parent node in the list (None for the top).
-    pub parent: Option<usize>,
-    pub focused: bool,
-    /// The text it shows, for text-like objects whose name is empty (a
-    /// calculator's display, a label); at most 200 characters.
-    pub text: String,
-}
+pub use crate::env::real::Node;
 
 type Request = (String, mpsc::Sender<Result<Vec<Node>, String>>);
 

@@ -23,11 +23,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use super::{
     resolve_control, ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation,
-    Probes, Scene, SceneControl, Setup, StepOutcome,
+    Probes, Setup, StepOutcome,
 };
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
@@ -42,187 +40,21 @@ fn fail(message: impl Into<String>) -> EnvError {
     EnvError::backend("x11", message)
 }
 
-/// One application of the catalogue (`resources/x11/apps/<stem>.toml`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AppEntry {
-    /// The name tasks and `Setup::launch` use.
-    pub name: String,
-    pub category: String,
-    /// Program and arguments that start it.
-    pub command: Vec<String>,
-    /// Extra arguments that open a file; `{path}` is the file's sandbox path.
-    #[serde(default)]
-    pub open: Vec<String>,
-    /// The class part of its windows' WM_CLASS.
-    pub window_class: String,
-    /// Its name on the accessibility bus.
-    pub accessible_name: String,
-    /// File extensions it opens (lower case, no dot).
-    #[serde(default)]
-    pub extensions: Vec<String>,
-    /// The desktop's launcher (at most one): Alt+F2 opens it, and typing an
-    /// application's name and Enter starts that application. Not a task
-    /// application: `applications()` and the explorer leave it out.
-    #[serde(default)]
-    pub launcher: bool,
-    /// The file stem (`mousepad` for mousepad.toml).
-    #[serde(skip)]
-    pub stem: String,
-}
+pub use super::real::{control_type, find_app, AppEntry, WINDOW_ROLES};
 
-/// Loads the catalogue of `workspace`, sorted by name.
+/// Loads the catalogue of `workspace` (`resources/x11/apps`), sorted by name.
 ///
 /// # Errors
 /// A missing folder, an unreadable file, or a file that is not a valid entry
 /// (the error names the file and line).
 pub fn load_catalogue(workspace: &Path) -> Result<Vec<AppEntry>, EnvError> {
-    let dir = workspace.join("resources").join("x11").join("apps");
-    let entries = std::fs::read_dir(&dir).map_err(|source| EnvError::Io {
-        path: dir.clone(),
-        source,
-    })?;
-    let mut apps = Vec::new();
-    for entry in entries {
-        let path = entry
-            .map_err(|source| EnvError::Io {
-                path: dir.clone(),
-                source,
-            })?
-            .path();
-        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).map_err(|source| EnvError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let mut app: AppEntry = toml::from_str(&text).map_err(|e| EnvError::Spec {
-            path: path.clone(),
-            line: e.span().map_or(0, |s| {
-                text[..s.start.min(text.len())].matches('\n').count() + 1
-            }),
-            message: e.message().to_string(),
-        })?;
-        if app.command.is_empty() {
-            return Err(EnvError::Spec {
-                path: path.clone(),
-                line: 1,
-                message: "command must name a program".into(),
-            });
-        }
-        app.stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        apps.push(app);
-    }
-    apps.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(apps)
+    super::real::load_catalogue(&workspace.join("resources").join("x11").join("apps"))
 }
 
-/// The simulated desktop's control type for an AT-SPI role name; None for roles
-/// that are layout, not controls.
-pub fn control_type(role: &str) -> Option<&'static str> {
-    Some(match role {
-        "push button" | "toggle button" | "button" => "Button",
-        "menu item" | "check menu item" | "radio menu item" | "menu" => "MenuItem",
-        "text" | "entry" | "password text" | "editbar" => "Edit",
-        "document text" | "document frame" | "terminal" => "Document",
-        "check box" => "CheckBox",
-        "radio button" => "RadioButton",
-        "list item" | "table cell" | "tree item" => "ListItem",
-        "page tab" => "TabItem",
-        "combo box" => "ComboBox",
-        "label" | "static" => "Text",
-        "link" => "Hyperlink",
-        "spin button" => "Spinner",
-        "slider" => "Slider",
-        _ => return None,
-    })
-}
-
-/// Is a box on the screen (closed menus report far-off extents)?
-fn on_screen(r: [i32; 4]) -> bool {
-    r[0] >= 0
-        && r[1] >= 0
-        && r[2] > r[0]
-        && r[3] > r[1]
-        && r[0] < session::WIDTH as i32
-        && r[1] < session::HEIGHT as i32
-}
-
-/// Roles of the nodes that are windows.
-const WINDOW_ROLES: &[&str] = &["frame", "dialog", "file chooser", "alert", "window"];
-
-/// Controls of an application's nodes: the showing, on-screen nodes with a control
-/// role, labelled 1, 2, ... in tree order, each with its nearest control (or
-/// window) ancestor as parent. With `window`, only the nodes inside the window of
-/// that title (a dialog hides the main window's controls), when there is one.
+/// Controls of an application's nodes on this display (see
+/// [`super::real::controls_in`]).
 pub fn controls_of(nodes: &[a11y::Node], window: Option<&str>) -> Vec<ControlInfo> {
-    let top = window.and_then(|title| {
-        nodes
-            .iter()
-            .position(|n| WINDOW_ROLES.contains(&n.role.as_str()) && n.name == title)
-    });
-    let inside = |mut i: usize| -> bool {
-        let Some(top) = top else {
-            return true;
-        };
-        loop {
-            if i == top {
-                return true;
-            }
-            match nodes[i].parent {
-                Some(p) => i = p,
-                None => return false,
-            }
-        }
-    };
-    let mut out = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
-        if !inside(i) {
-            continue;
-        }
-        let Some(ty) = control_type(&n.role) else {
-            continue;
-        };
-        // GTK pads menu item names where the accelerator column goes.
-        let shown = if n.name.trim().is_empty() {
-            n.text.trim()
-        } else {
-            n.name.trim()
-        };
-        if !on_screen(n.rect) || (shown.is_empty() && !matches!(ty, "Edit" | "Document")) {
-            continue;
-        }
-        let mut parent = n.parent;
-        let (mut pt, mut pty) = (String::new(), String::new());
-        while let Some(p) = parent {
-            let pn = &nodes[p];
-            if WINDOW_ROLES.contains(&pn.role.as_str()) {
-                pt = pn.name.clone();
-                pty = "Window".into();
-                break;
-            }
-            if let Some(t) = control_type(&pn.role).filter(|_| !pn.name.trim().is_empty()) {
-                pt = pn.name.trim().to_string();
-                pty = t.to_string();
-                break;
-            }
-            parent = pn.parent;
-        }
-        out.push(ControlInfo {
-            label: (out.len() + 1).to_string(),
-            control_text: shown.to_string(),
-            control_type: ty.to_string(),
-            parent_control_text: pt,
-            parent_control_type: pty,
-            rect: n.rect,
-        });
-    }
-    out
+    super::real::controls_in(nodes, window, (session::WIDTH, session::HEIGHT))
 }
 
 /// The keys that open the desktop's launcher (the catalogue's `launcher = true`
@@ -296,11 +128,7 @@ impl X11Desktop {
             a11y,
             apps,
             catalog,
-            fixtures: [
-                workspace.join("resources").join("fixtures"),
-                workspace.join("resources").join("x11").join("fixtures"),
-            ]
-            .map(|d| d.join("home").join("user")),
+            fixtures: super::real::fixture_dirs(workspace),
             launched: Vec::new(),
             events: Vec::new(),
             last: Mutex::new(None),
@@ -325,31 +153,6 @@ impl X11Desktop {
     /// Task text with the sandbox home written as `/home/user` (and back).
     fn to_host(&self, text: &str) -> String {
         text.replace(HOME, &self.session.home.to_string_lossy())
-    }
-
-    /// The bytes of an initial file (the real desktop's fixtures first) with the
-    /// extension of `path`, the first by name.
-    fn sample_of(&self, path: &str) -> Option<Vec<u8>> {
-        let ext = path.rsplit_once('.')?.1.to_lowercase();
-        for dir in self.fixtures.iter().rev() {
-            let mut found: Vec<PathBuf> = Vec::new();
-            let mut stack = vec![dir.clone()];
-            while let Some(d) = stack.pop() {
-                for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                    let p = entry.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case(&ext)) {
-                        found.push(p);
-                    }
-                }
-            }
-            found.sort();
-            if let Some(first) = found.first() {
-                return std::fs::read(first).ok();
-            }
-        }
-        None
     }
 
     /// Text shown on the real desktop with the sandbox home written as `/home/user`.
@@ -575,27 +378,7 @@ impl X11Desktop {
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
         let (app, title, controls) = self.front()?;
         let png = self.display.capture_png()?;
-        let scene = Scene {
-            title: title.clone(),
-            app: app.as_ref().map(|a| a.name.clone()),
-            controls: controls
-                .iter()
-                .map(|c| SceneControl {
-                    label: c.label.clone(),
-                    text: c.control_text.clone(),
-                    control_type: c.control_type.clone(),
-                    rect: c.rect,
-                    caption: None,
-                    lines: Vec::new(),
-                    selected: false,
-                    checked: false,
-                    scroll: None,
-                })
-                .collect(),
-            status: None,
-            dialog: None,
-            clock: String::new(),
-        };
+        let scene = super::real::scene_of(&title, app.as_ref().map(|a| a.name.clone()), &controls);
         let obs = Observation {
             window_title: title,
             controls,
@@ -771,14 +554,6 @@ impl Drop for X11Desktop {
     }
 }
 
-/// The entry named `name`: exact name, then name ignoring case, then file stem.
-pub fn find_app<'a>(apps: &'a [AppEntry], name: &str) -> Option<&'a AppEntry> {
-    apps.iter()
-        .find(|a| a.name == name)
-        .or_else(|| apps.iter().find(|a| a.name.eq_ignore_ascii_case(name)))
-        .or_else(|| apps.iter().find(|a| a.stem.eq_ignore_ascii_case(name)))
-}
-
 fn copy_tree(from: &Path, to: &Path) -> Result<(), EnvError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
@@ -861,23 +636,7 @@ impl Environment for X11Desktop {
     }
 
     fn holds(&self, resource: &Resource) -> bool {
-        let Some(kind) = self.catalog.kinds.get(&resource.kind) else {
-            return false;
-        };
-        let param = resource.parameter.as_deref().unwrap_or("");
-        if kind.directory {
-            return self.dir_exists(param);
-        }
-        if !kind.file_kinds.is_empty() {
-            return self.file_text(param).is_some();
-        }
-        match resource.kind.as_str() {
-            // Text and cells copied from a workbook are both text on an X clipboard.
-            "text_in_clipboard" | "table_in_clipboard" => {
-                self.clipboard_text().is_some_and(|t| !t.is_empty())
-            }
-            _ => false,
-        }
+        super::real::holds(&self.catalog, self, resource)
     }
 
     fn prepare(
@@ -896,9 +655,7 @@ impl Environment for X11Desktop {
             } else {
                 // A real application must be able to open it: a copy of an initial
                 // file with the same extension when there is one, else text.
-                let content = self
-                    .sample_of(&param)
-                    .unwrap_or_else(|| crate::env::sim::stand_in(&param).into_bytes());
+                let content = super::real::prepared_content(&self.fixtures, &param);
                 host.parent()
                     .map_or(Ok(()), std::fs::create_dir_all)
                     .and_then(|()| std::fs::write(&host, content))
@@ -909,11 +666,7 @@ impl Environment for X11Desktop {
             input.kind.as_str(),
             "text_in_clipboard" | "table_in_clipboard"
         ) {
-            let text = if param.is_empty() {
-                "Prepared text"
-            } else {
-                &param
-            };
+            let text = super::real::prepared_clipboard(&param);
             return self
                 .run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
                 .map(|_| ())
@@ -946,12 +699,7 @@ impl Probes for X11Desktop {
 
     fn control_texts(&self) -> Vec<String> {
         let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(obs) = last.as_ref() else {
-            return Vec::new();
-        };
-        let mut out = vec![obs.window_title.clone()];
-        out.extend(obs.controls.iter().map(|c| c.control_text.clone()));
-        out
+        super::real::control_texts(last.as_ref())
     }
 
     fn screen_texts(&self) -> Vec<String> {

@@ -1,8 +1,8 @@
-//! The offline explorer of real desktops (`synth explore --env x11`): with no
+//! The offline explorer of real desktops (`synth explore --env x11|osworld`): with no
 //! model, it finds an application's subtasks in the application itself, through
 //! the backend's observations alone (no code per application).
 //!
-//! For each application of the real-desktop catalogue it
+//! For each application of the backend's catalogue (`resources/<backend>/apps`) it
 //! 1. lists the sandbox's files the application opens (by the catalogue's
 //!    `extensions` and the resource kinds' `file_kinds`): these are its inputs;
 //! 2. walks its menu bar: opens every top-level menu and reads its items; the
@@ -985,7 +985,7 @@ pub fn run_real(
         ))));
     }
     let started = std::time::Instant::now();
-    let catalogue = crate::env::x11::load_catalogue(&cx.workspace)?;
+    let catalogue = crate::env::real::catalogue_of(&cx.workspace, cx.env.backend)?;
     let rules = WalkRules::load(&cx.workspace)?;
     let apps: Vec<&AppEntry> = if args.apps.is_empty() {
         // The application that opens the most file types first: its outputs are
@@ -997,7 +997,7 @@ pub fn run_real(
         args.apps
             .iter()
             .map(|a| {
-                crate::env::x11::find_app(&catalogue, a)
+                crate::env::real::find_app(&catalogue, a)
                     .ok_or_else(|| ExploreError::UnknownApp(a.clone()))
             })
             .collect::<Result<_, _>>()?

@@ -1,0 +1,384 @@
+//! What the real-desktop backends share ([`super::x11`] on a local X display,
+//! [`super::osworld`] in an OSWorld VM): the application catalogue's entries
+//! (`resources/<backend>/apps/*.toml`), accessibility nodes and their translation
+//! into the simulated desktop's control vocabulary, the files a fresh desktop
+//! starts with and inputs are copied from, the scene of an observation, and the
+//! resource predicates and control texts the check APIs read.
+//!
+//! Nothing here talks to a display or a server: each backend reads its own
+//! accessibility tree into [`Node`]s and its own files, then calls these.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{ControlInfo, EnvError, Observation, Probes, Scene, SceneControl};
+use crate::resources::{Catalog, Resource};
+
+/// The task-side path of the user's home on every real desktop.
+pub const HOME: &str = "/home/user";
+
+/// One application of a real desktop's catalogue (`resources/<backend>/apps/<stem>.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppEntry {
+    /// The name tasks and `Setup::launch` use.
+    pub name: String,
+    pub category: String,
+    /// Program and arguments that start it.
+    pub command: Vec<String>,
+    /// Extra arguments that open a file; `{path}` is the file's sandbox path.
+    #[serde(default)]
+    pub open: Vec<String>,
+    /// The class part of its windows' WM_CLASS.
+    pub window_class: String,
+    /// Its name on the accessibility bus.
+    pub accessible_name: String,
+    /// File extensions it opens (lower case, no dot).
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    /// The desktop's launcher (at most one): Alt+F2 opens it, and typing an
+    /// application's name and Enter starts that application. Not a task
+    /// application: `applications()` and the explorer leave it out.
+    #[serde(default)]
+    pub launcher: bool,
+    /// The file stem (`mousepad` for mousepad.toml).
+    #[serde(skip)]
+    pub stem: String,
+}
+
+/// Loads the catalogue in the folder `dir`, sorted by name.
+///
+/// # Errors
+/// A missing folder, an unreadable file, or a file that is not a valid entry
+/// (the error names the file and line).
+pub fn load_catalogue(dir: &Path) -> Result<Vec<AppEntry>, EnvError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| EnvError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut apps = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|source| EnvError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?
+            .path();
+        if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            apps.push(load_entry(&path)?);
+        }
+    }
+    apps.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(apps)
+}
+
+fn load_entry(path: &Path) -> Result<AppEntry, EnvError> {
+    let text = std::fs::read_to_string(path).map_err(|source| EnvError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut app: AppEntry = toml::from_str(&text).map_err(|e| EnvError::Spec {
+        path: path.to_path_buf(),
+        line: e.span().map_or(0, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        }),
+        message: e.message().to_string(),
+    })?;
+    if app.command.is_empty() {
+        return Err(EnvError::Spec {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "command must name a program".into(),
+        });
+    }
+    app.stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    Ok(app)
+}
+
+/// Loads the catalogue of the real backend `backend` in `workspace`
+/// (`resources/<backend>/apps`), sorted by name.
+///
+/// # Errors
+/// See [`load_catalogue`].
+pub fn catalogue_of(
+    workspace: &Path,
+    backend: super::EnvBackend,
+) -> Result<Vec<AppEntry>, EnvError> {
+    load_catalogue(
+        &workspace
+            .join("resources")
+            .join(backend.name())
+            .join("apps"),
+    )
+}
+
+/// The entry named `name`: exact name, then name ignoring case, then file stem.
+pub fn find_app<'a>(apps: &'a [AppEntry], name: &str) -> Option<&'a AppEntry> {
+    apps.iter()
+        .find(|a| a.name == name)
+        .or_else(|| apps.iter().find(|a| a.name.eq_ignore_ascii_case(name)))
+        .or_else(|| apps.iter().find(|a| a.stem.eq_ignore_ascii_case(name)))
+}
+
+/// One accessible object that is showing on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub name: String,
+    /// The AT-SPI role name ("push button", "menu item", "text"...).
+    pub role: String,
+    /// Screen box: left, top, right, bottom.
+    pub rect: [i32; 4],
+    /// Index of the parent node in the list (None for the top).
+    pub parent: Option<usize>,
+    pub focused: bool,
+    /// The text it shows, for text-like objects whose name is empty (a
+    /// calculator's display, a label); at most 200 characters.
+    pub text: String,
+}
+
+/// The simulated desktop's control type for an AT-SPI role name; None for roles
+/// that are layout, not controls.
+pub fn control_type(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "push button" | "toggle button" | "button" => "Button",
+        "menu item" | "check menu item" | "radio menu item" | "menu" => "MenuItem",
+        "text" | "entry" | "password text" | "editbar" => "Edit",
+        "document text" | "document frame" | "terminal" => "Document",
+        "check box" => "CheckBox",
+        "radio button" => "RadioButton",
+        "list item" | "table cell" | "tree item" => "ListItem",
+        "page tab" => "TabItem",
+        "combo box" => "ComboBox",
+        "label" | "static" => "Text",
+        "link" => "Hyperlink",
+        "spin button" => "Spinner",
+        "slider" => "Slider",
+        _ => return None,
+    })
+}
+
+/// Is a box on a screen of `size` (closed menus report far-off extents)?
+fn on_screen(r: [i32; 4], size: (u32, u32)) -> bool {
+    r[0] >= 0
+        && r[1] >= 0
+        && r[2] > r[0]
+        && r[3] > r[1]
+        && r[0] < size.0 as i32
+        && r[1] < size.1 as i32
+}
+
+/// Roles of the nodes that are windows.
+pub const WINDOW_ROLES: &[&str] = &["frame", "dialog", "file chooser", "alert", "window"];
+
+/// Controls of an application's nodes on a screen of `size`: the showing,
+/// on-screen nodes with a control role, labelled 1, 2, ... in tree order, each
+/// with its nearest control (or window) ancestor as parent. With `window`, only
+/// the nodes inside the window of that title (a dialog hides the main window's
+/// controls), when there is one.
+pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Vec<ControlInfo> {
+    let top = window.and_then(|title| {
+        nodes
+            .iter()
+            .position(|n| WINDOW_ROLES.contains(&n.role.as_str()) && n.name == title)
+    });
+    let inside = |mut i: usize| -> bool {
+        let Some(top) = top else {
+            return true;
+        };
+        loop {
+            if i == top {
+                return true;
+            }
+            match nodes[i].parent {
+                Some(p) => i = p,
+                None => return false,
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if !inside(i) {
+            continue;
+        }
+        let Some(ty) = control_type(&n.role) else {
+            continue;
+        };
+        // GTK pads menu item names where the accelerator column goes.
+        let shown = if n.name.trim().is_empty() {
+            n.text.trim()
+        } else {
+            n.name.trim()
+        };
+        if !on_screen(n.rect, size) || (shown.is_empty() && !matches!(ty, "Edit" | "Document")) {
+            continue;
+        }
+        let (pt, pty) = parent_of(nodes, n.parent);
+        out.push(ControlInfo {
+            label: (out.len() + 1).to_string(),
+            control_text: shown.to_string(),
+            control_type: ty.to_string(),
+            parent_control_text: pt,
+            parent_control_type: pty,
+            rect: n.rect,
+        });
+    }
+    out
+}
+
+/// The text and type of the nearest control (or window) ancestor from `parent` up.
+fn parent_of(nodes: &[Node], mut parent: Option<usize>) -> (String, String) {
+    while let Some(p) = parent {
+        let pn = &nodes[p];
+        if WINDOW_ROLES.contains(&pn.role.as_str()) {
+            return (pn.name.clone(), "Window".into());
+        }
+        if let Some(t) = control_type(&pn.role).filter(|_| !pn.name.trim().is_empty()) {
+            return (pn.name.trim().to_string(), t.to_string());
+        }
+        parent = pn.parent;
+    }
+    (String::new(), String::new())
+}
+
+/// The scene of a real desktop's observation: its title, application and controls
+/// (what set-of-marks and the trajectory prompts read; the screenshot is captured).
+pub fn scene_of(title: &str, app: Option<String>, controls: &[ControlInfo]) -> Scene {
+    Scene {
+        title: title.to_string(),
+        app,
+        controls: controls
+            .iter()
+            .map(|c| SceneControl {
+                label: c.label.clone(),
+                text: c.control_text.clone(),
+                control_type: c.control_type.clone(),
+                rect: c.rect,
+                caption: None,
+                lines: Vec::new(),
+                selected: false,
+                checked: false,
+                scroll: None,
+            })
+            .collect(),
+        status: None,
+        dialog: None,
+        clock: String::new(),
+    }
+}
+
+/// The folders whose `home/user` a real desktop's home starts from: the
+/// simulated desktop's files, then the real desktop's own (real PDFs, workbooks
+/// and images under the same names), later ones overriding.
+pub fn fixture_dirs(workspace: &Path) -> [PathBuf; 2] {
+    [
+        workspace.join("resources").join("fixtures"),
+        workspace.join("resources").join("x11").join("fixtures"),
+    ]
+    .map(|d| d.join("home").join("user"))
+}
+
+/// Every file below `dir`, sorted by path.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The bytes of an initial file (the last fixture folder first) with the
+/// extension of `path`, the first by name.
+pub fn sample_of(fixtures: &[PathBuf], path: &str) -> Option<Vec<u8>> {
+    let ext = path.rsplit_once('.')?.1.to_lowercase();
+    fixtures.iter().rev().find_map(|dir| {
+        files_under(dir)
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case(&ext)))
+            .and_then(|p| std::fs::read(p).ok())
+    })
+}
+
+/// The content an input file `path` is prepared with: a copy of an initial file
+/// with the same extension when there is one (a real application must be able
+/// to open it), else the simulated desktop's stand-in text.
+pub fn prepared_content(fixtures: &[PathBuf], path: &str) -> Vec<u8> {
+    sample_of(fixtures, path).unwrap_or_else(|| super::sim::stand_in(path).into_bytes())
+}
+
+/// The text a prepared `text_in_clipboard` input holds.
+pub fn prepared_clipboard(param: &str) -> &str {
+    if param.is_empty() {
+        "Prepared text"
+    } else {
+        param
+    }
+}
+
+/// Does `resource` hold on a real desktop whose check APIs read `probes`?
+pub fn holds(catalog: &Catalog, probes: &dyn Probes, resource: &Resource) -> bool {
+    let Some(kind) = catalog.kinds.get(&resource.kind) else {
+        return false;
+    };
+    let param = resource.parameter.as_deref().unwrap_or("");
+    if kind.directory {
+        return probes.dir_exists(param);
+    }
+    if !kind.file_kinds.is_empty() {
+        return probes.file_text(param).is_some();
+    }
+    match resource.kind.as_str() {
+        // Text and cells copied from a workbook are both text on a clipboard.
+        "text_in_clipboard" | "table_in_clipboard" => {
+            probes.clipboard_text().is_some_and(|t| !t.is_empty())
+        }
+        _ => false,
+    }
+}
+
+/// The control texts of the last observation, its window title first.
+pub fn control_texts(last: Option<&Observation>) -> Vec<String> {
+    let Some(obs) = last else {
+        return Vec::new();
+    };
+    let mut out = vec![obs.window_title.clone()];
+    out.extend(obs.controls.iter().map(|c| c.control_text.clone()));
+    out
+}
+
+/// A task path under [`HOME`] with no `..`: the part after the home ("a/b.txt").
+pub fn home_relative(task_path: &str) -> Option<&str> {
+    let rest = task_path.strip_prefix(HOME)?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let rest = rest.trim_start_matches('/');
+    (!rest.split('/').any(|p| p == "..")).then_some(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_relative_paths_stay_in_the_home() {
+        assert_eq!(home_relative("/home/user/a/b.txt"), Some("a/b.txt"));
+        assert_eq!(home_relative("/home/user"), Some(""));
+        assert_eq!(home_relative("/home/user/../root"), None);
+        assert_eq!(home_relative("/home/username/x"), None);
+        assert_eq!(home_relative("/etc/passwd"), None);
+    }
+}
