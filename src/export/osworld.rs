@@ -18,8 +18,9 @@
 //! `simulated` and `synth.requires` tells, in a sentence, that its window titles,
 //! controls and checks are the simulated applications' and that it runs as written
 //! only on synth's desktop; OSWorld's VM has programs that play the same roles
-//! (named by `related_apps`) but not these windows. A task on real programs
-//! (names found in the table's second block) has `synth.desktop` `real`.
+//! (named by `related_apps`) but not these windows. A task made on a real
+//! desktop (`--env x11`: the programs of `resources/x11/apps/`, each with its
+//! OSWorld id in the table) has `synth.desktop` `real`.
 //!
 //! **Setup.** The initial files a task's nodes read (input resources whose
 //! parameter is a path that exists on the fresh desktop; folders with all their
@@ -435,6 +436,21 @@ mod tests {
                 apps.contains_key(&app.spec.name),
                 "{} has no OSWorld id in {APPS_FILE}",
                 app.spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_real_catalogue_application_has_an_osworld_id() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let apps = load_apps(root).unwrap();
+        let catalogue = crate::env::x11::load_catalogue(root).unwrap();
+        for app in catalogue.iter().filter(|a| !a.launcher) {
+            assert!(
+                apps.contains_key(&app.name),
+                "{} (resources/x11/apps/{}.toml) has no OSWorld id in {APPS_FILE}",
+                app.name,
+                app.stem
             );
         }
     }
