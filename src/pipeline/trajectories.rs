@@ -598,7 +598,7 @@ pub fn check_trajectory(
     let nodes = node_checks(task, subtasks)?;
     let actions: Vec<Action> = traj.actions.iter().map(|a| a.to_action()).collect();
     // No stall limit: the whole recorded trajectory is replayed.
-    let r = replay(desk, task, nodes, &actions, 0)?;
+    let r = replay(desk, task, nodes.clone(), &actions, 0)?;
     if r.all_completed() {
         return Ok(Checked {
             ok: true,
@@ -621,10 +621,18 @@ pub fn check_trajectory(
         .get(&stuck)
         .map(|n| format!(" ({}: {})", n.application, n.instruction))
         .unwrap_or_default();
+    // Why, as the desktop is now: the first check of the node that fails.
+    let why = nodes
+        .iter()
+        .find(|n| n.id == stuck)
+        .map(|n| crate::env::checks::evaluate(&n.checks, &n.params, desk.probes()))
+        .filter(|e| !e.success)
+        .map(|e| format!(": {}", e.message))
+        .unwrap_or_default();
     Ok(Checked {
         ok: false,
         reason: Some(format!(
-            "node {stuck}{what} did not complete (still {state}) after {} actions; completed: [{}]",
+            "node {stuck}{what} did not complete (still {state}{why}) after {} actions; completed: [{}]",
             r.steps,
             r.completion_order.join(", ")
         )),
@@ -642,17 +650,41 @@ fn check_rows(
     let task_id = task_id_of(task).0;
     let mut rows = Vec::with_capacity(trajs.len());
     let mut unevaluable = false;
+    // A real desktop is not deterministic (a file chooser's completion popup may
+    // or may not take a keystroke, depending on how fast the application is): a
+    // replay that fails there is tried once more from a fresh desktop, and the
+    // reason says so when both fail. The simulated desktop replays once.
+    let tries = if desk.backend() == crate::env::EnvBackend::Sim {
+        1
+    } else {
+        2
+    };
     for t in trajs {
-        let checked = match check_trajectory(desk, task, by_id, t) {
-            Ok(c) => c,
-            Err(e) => {
-                unevaluable = true;
-                Checked {
-                    ok: false,
-                    reason: Some(format!("cannot evaluate the task: {e}")),
+        let mut checked = None;
+        for attempt in 1..=tries {
+            let c = match check_trajectory(desk, task, by_id, t) {
+                Ok(c) => c,
+                Err(e) => {
+                    unevaluable = true;
+                    Checked {
+                        ok: false,
+                        reason: Some(format!("cannot evaluate the task: {e}")),
+                    }
                 }
+            };
+            let done = c.ok || unevaluable;
+            checked = Some(match c.reason {
+                Some(r) if tries > 1 => Checked {
+                    ok: c.ok,
+                    reason: Some(format!("{r} (replay {attempt} of {tries})")),
+                },
+                _ => c,
+            });
+            if done {
+                break;
             }
-        };
+        }
+        let checked = checked.expect("at least one replay");
         rows.push(StoredTaskTrajectory {
             trajectory_id: t.trajectory_id.clone(),
             task_id: task_id.clone(),

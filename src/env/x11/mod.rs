@@ -413,6 +413,34 @@ impl X11Desktop {
         }
     }
 
+    /// Whether the desktop's launcher (the catalogue's `launcher` entry) is the
+    /// window in front.
+    fn launcher_in_front(&self) -> bool {
+        self.active_app()
+            .is_ok_and(|(app, _)| app.is_some_and(|a| a.launcher))
+    }
+
+    /// Waits for what the launcher does, which takes longer than a redraw (its
+    /// first start in a fresh home builds caches; an application it starts may
+    /// take seconds): after [`LAUNCHER_KEYS`], until the launcher is in front (at
+    /// most 30 s); after Enter in the launcher, until another application's
+    /// window is in front with its controls readable (at most 90 s). A wait that
+    /// runs out is left to the next step to notice.
+    fn await_launcher(&self, action: &Action, from_launcher: bool) {
+        let ActionCall::KeyboardInput { keys } = &action.call else {
+            return;
+        };
+        if keys == LAUNCHER_KEYS {
+            session::wait_for(Duration::from_secs(30), || self.launcher_in_front());
+        } else if from_launcher && keys.to_uppercase().contains("{ENTER}") {
+            session::wait_for(Duration::from_secs(90), || {
+                self.front().is_ok_and(|(app, _, controls)| {
+                    app.is_some_and(|a| !a.launcher) && !controls.is_empty()
+                })
+            });
+        }
+    }
+
     /// The control `action` names: in the last observation, else in the screen
     /// as it is now (an application may still have been closing a dialog or
     /// opening a menu when the last observation was taken), waiting up to 2 s.
@@ -623,12 +651,19 @@ impl Environment for X11Desktop {
     }
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
+        let from_launcher = self.launcher_in_front();
         let (ok, feedback) = self.act(action)?;
+        self.await_launcher(action, from_launcher);
         self.settle();
-        Ok(StepOutcome {
+        let observation = self.observation(Some(feedback))?;
+        tracing::debug!(
+            action = ?action.call,
+            control = %action.control_text,
             ok,
-            observation: self.observation(Some(feedback))?,
-        })
+            window = %observation.window_title,
+            "x11 step"
+        );
+        Ok(StepOutcome { ok, observation })
     }
 
     fn probes(&self) -> &dyn Probes {

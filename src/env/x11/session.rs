@@ -133,9 +133,13 @@ impl Session {
         session.start_bus()?;
         let env = session.env.clone();
         let rc = session.openbox_config(launcher)?;
+        // What openbox starts (the launcher, and what the launcher starts) runs
+        // as an application: in the sandboxed home, with the accessibility bridge.
+        let mut wm_env = env.clone();
+        wm_env.extend(app_env(&home));
         session
             .children
-            .push(spawn("openbox", &["--config-file", &rc], &env)?);
+            .push(spawn("openbox", &["--config-file", &rc], &wm_env)?);
         session
             .children
             .push(spawn(AT_SPI_LAUNCHER, &["--launch-immediately"], &env)?);
