@@ -297,11 +297,21 @@ pub trait Desktops: Sync {
     /// # Errors
     /// The backend's own (see [`EnvSetup::open`]).
     fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError>;
+
+    /// Whether a replay on these desktops always gives the same result (the
+    /// simulated desktop); a real one may need a second try.
+    fn deterministic(&self) -> bool {
+        false
+    }
 }
 
 impl Desktops for SimDesktop {
     fn open(&self, _slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
         Ok(Box::new(self.clone()))
+    }
+
+    fn deterministic(&self) -> bool {
+        true
     }
 }
 

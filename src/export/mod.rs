@@ -1061,19 +1061,30 @@ pub fn export_dataset(
                     .unwrap_or_default();
                 let dir = format!("images/tasks/{}", file_stem(&t.trajectory_id));
                 let slot = rayon::current_thread_index().unwrap_or(0);
-                let r = desktops
-                    .open(slot)
-                    .map_err(ExportError::from)
-                    .and_then(|desk| {
-                        replay(
-                            Start::Fresh(desk),
-                            &t.actions,
-                            task.map(|task| (task, &checks)),
-                            out,
-                            images.then_some(dir.as_str()),
-                            args.format == Format::Osworld,
-                        )
-                    });
+                // A real desktop is not deterministic (a completion popup may take
+                // a keystroke): a replay with a refused step is tried once more.
+                let tries = if desktops.deterministic() { 1 } else { 2 };
+                let mut attempt = 0;
+                let r = loop {
+                    attempt += 1;
+                    let r = desktops
+                        .open(slot)
+                        .map_err(ExportError::from)
+                        .and_then(|desk| {
+                            replay(
+                                Start::Fresh(desk),
+                                &t.actions,
+                                task.map(|task| (task, &checks)),
+                                out,
+                                images.then_some(dir.as_str()),
+                                args.format == Format::Osworld,
+                            )
+                        });
+                    let refused = matches!(&r, Ok(rep) if rep.steps.iter().any(|s| !s.ok));
+                    if !refused || attempt >= tries {
+                        break r;
+                    }
+                };
                 bar.inc(1);
                 r
             })
