@@ -133,13 +133,9 @@ impl Session {
         session.start_bus()?;
         let env = session.env.clone();
         let rc = session.openbox_config(launcher)?;
-        // What openbox starts (the launcher, and what the launcher starts) runs
-        // as an application: in the sandboxed home, with the accessibility bridge.
-        let mut wm_env = env.clone();
-        wm_env.extend(app_env(&home));
         session
             .children
-            .push(spawn("openbox", &["--config-file", &rc], &wm_env)?);
+            .push(spawn("openbox", &["--config-file", &rc], &env)?);
         session
             .children
             .push(spawn(AT_SPI_LAUNCHER, &["--launch-immediately"], &env)?);
@@ -157,12 +153,22 @@ impl Session {
         let system = std::fs::read_to_string("/etc/xdg/openbox/rc.xml").unwrap_or_else(|_| {
             "<?xml version=\"1.0\"?>\n<openbox_config xmlns=\"http://openbox.org/3.4/rc\">\n<keyboard>\n</keyboard>\n</openbox_config>\n".to_string()
         });
+        // The launcher (and what it starts) runs as an application: in the
+        // sandboxed home, with the accessibility bridge; openbox keeps its own
+        // environment (it splits the command as a shell would, without a shell).
+        let with_env = |cmd: &str| {
+            let vars: Vec<String> = app_env(&self.home)
+                .into_iter()
+                .map(|(k, v)| format!("'{k}={}'", v.replace('\'', "")))
+                .collect();
+            format!("env {} {cmd}", vars.join(" "))
+        };
         let rc = match launcher {
             Some(cmd) => system.replacen(
                 "<keyboard>",
                 &format!(
                     "<keyboard>\n  <keybind key=\"A-F2\"><action name=\"Execute\"><command>{}</command></action></keybind>",
-                    xml_escape(cmd)
+                    xml_escape(&with_env(cmd))
                 ),
                 1,
             ),
