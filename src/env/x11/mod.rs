@@ -103,16 +103,12 @@ impl X11Desktop {
             .iter()
             .find(|a| a.launcher)
             .map(|a| a.command.join(" "));
-        let session = session::Session::start(slot, launcher.as_deref())?;
+        let mut session = session::Session::start(slot, launcher.as_deref())?;
         let display = display::Display::connect(&session.display)?;
         if session.owns_display() {
             // Windows are found through the window manager's client list: wait for
             // it before anything is launched.
-            if !session::wait_for(Duration::from_secs(30), || display.has_window_manager()) {
-                return Err(fail(
-                    "the window manager (openbox) did not start within 30 s",
-                ));
-            }
+            session.await_window_manager(|| display.has_window_manager())?;
             // A desktop colour rather than X's black behind the windows.
             display.paint_background(0x3a6e8f)?;
         }

@@ -34,6 +34,10 @@ pub struct Session {
     /// Where the applications' error output goes (one file per application).
     logs: tempfile::TempDir,
     children: Vec<Child>,
+    /// The window manager's configuration file, to restart it with.
+    wm_config: Option<String>,
+    /// Where the window manager is in `children`.
+    wm_child: usize,
 }
 
 /// Starts `program` with `args` in the session's environment, output discarded.
@@ -115,6 +119,8 @@ impl Session {
                 _home_dir: home_dir,
                 logs,
                 children: Vec::new(),
+                wm_config: None,
+                wm_child: 0,
             });
         }
         if let Some(missing) = missing_program() {
@@ -129,13 +135,13 @@ impl Session {
             _home_dir: home_dir,
             logs,
             children: vec![xvfb],
+            wm_config: None,
+            wm_child: 0,
         };
         session.start_bus()?;
         let env = session.env.clone();
-        let rc = session.openbox_config(launcher)?;
-        session
-            .children
-            .push(spawn("openbox", &["--config-file", &rc], &env)?);
+        session.wm_config = Some(session.openbox_config(launcher)?);
+        session.spawn_window_manager()?;
         session
             .children
             .push(spawn(AT_SPI_LAUNCHER, &["--launch-immediately"], &env)?);
@@ -144,6 +150,78 @@ impl Session {
         std::thread::sleep(Duration::from_millis(500));
         session.env.extend(app_env(&home));
         Ok(session)
+    }
+
+    /// Starts openbox (its error output goes to the session's `openbox.log`).
+    fn spawn_window_manager(&mut self) -> Result<(), EnvError> {
+        let Some(rc) = self.wm_config.clone() else {
+            return Ok(());
+        };
+        let mut cmd = Command::new("openbox");
+        die_with_parent(&mut cmd);
+        cmd.args(["--config-file", &rc])
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(self.log_for("openbox"));
+        let child = cmd.spawn().map_err(|e| {
+            fail(format!(
+                "cannot start openbox: {e} (apt-get install openbox)"
+            ))
+        })?;
+        if self.wm_child == 0 {
+            self.wm_child = self.children.len();
+            self.children.push(child);
+        } else {
+            self.children[self.wm_child] = child;
+        }
+        Ok(())
+    }
+
+    /// Waits until `ready` says the window manager runs (up to 60 s). A window
+    /// manager that exited is started again (twice at most): on a loaded machine
+    /// openbox has been seen to come up only on a second start.
+    ///
+    /// # Errors
+    /// When it is not up in time, with its exit status and last words.
+    pub fn await_window_manager(
+        &mut self,
+        mut ready: impl FnMut() -> bool,
+    ) -> Result<(), EnvError> {
+        if self.wm_config.is_none() {
+            return Ok(());
+        }
+        let limit = Duration::from_secs(60);
+        let start = Instant::now();
+        let mut restarts = 0;
+        let mut status = None;
+        while start.elapsed() < limit {
+            if ready() {
+                return Ok(());
+            }
+            let exited = self.children[self.wm_child].try_wait().ok().flatten();
+            if let Some(code) = exited {
+                status = Some(code);
+                if restarts == 2 {
+                    break;
+                }
+                restarts += 1;
+                self.spawn_window_manager()?;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if ready() {
+            return Ok(());
+        }
+        let how = match status {
+            Some(code) => format!("it exited ({code}), {restarts} restart(s)"),
+            None => "it is still starting".to_string(),
+        };
+        Err(fail(format!(
+            "the window manager (openbox) did not start within {} s: {how}{}",
+            limit.as_secs(),
+            self.log_tail("openbox")
+        )))
     }
 
     /// Writes the window manager's configuration: the system's (Debian's
