@@ -685,6 +685,10 @@ pub struct Quality {
     pub no_duplicate_steps: bool,
     /// No two unordered nodes touch the same artefact where one changes it.
     pub no_clashes: bool,
+    /// No node ends the task with nothing that lasts (a copy nobody pastes) and no
+    /// two nodes make the same kind of thing from the same input.
+    #[serde(default)]
+    pub no_pointless_steps: bool,
     /// The high-level instruction has no step numbers, "Goal:" labels, "after
     /// step k" references or other template wording.
     pub no_template_artefacts: bool,
@@ -703,12 +707,13 @@ impl Quality {
     pub const MAX_LENGTH_RATIO: f64 = 0.8;
 
     /// The boolean flags by name, in a fixed order.
-    pub fn flags(&self) -> [(&'static str, bool); 6] {
+    pub fn flags(&self) -> [(&'static str, bool); 7] {
         [
             ("intent_grounded", self.intent_grounded),
             ("actions_stated", self.actions_stated),
             ("no_duplicate_steps", self.no_duplicate_steps),
             ("no_clashes", self.no_clashes),
+            ("no_pointless_steps", self.no_pointless_steps),
             ("no_template_artefacts", self.no_template_artefacts),
             ("concise", self.concise),
         ]

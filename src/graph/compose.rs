@@ -42,8 +42,9 @@
 //! Nor are two nodes of one application where the second makes a change the first
 //! already made (the dark theme applied to a copy of a deck that has it).
 //!
-//! No task ends only in nodes whose outputs vanish unused (the clipboard, media
-//! playing): a copy nobody pastes is no result.
+//! No node whose outputs vanish unused (the clipboard, media playing) ends a
+//! task: a copy nobody pastes is no result. No two nodes make the same kind of
+//! thing from the same input (two zips of one file).
 //!
 //! # Fan-in
 //! Growing one node at a time from a root, attached to what is there, gives mostly
@@ -80,6 +81,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
+use crate::graph::pointless::pointless;
 use crate::graph::pool::{intersects, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
@@ -1085,7 +1087,7 @@ fn attempt(
             reached |= 1 << i;
         }
     }
-    if reached != 0b11111 || (join_slot && !has_join(&g)) || transient_sink(pool, &g) {
+    if reached != 0b11111 || (join_slot && !has_join(&g)) || has_pointless(pool, &g) {
         return Attempt {
             task: None,
             reached,
@@ -1185,17 +1187,11 @@ fn join_cone(
     has_join(&g).then_some(g)
 }
 
-/// Does every node with no successor make only state that vanishes unused (the
-/// clipboard, media playing, a calculator result: kinds without a parameter)? Such
-/// a task delivers nothing that lasts.
-fn transient_sink(pool: &Pool<'_>, g: &Growth) -> bool {
-    (0..g.nodes.len()).all(|v| {
-        g.dag.succs(v) == 0
-            && pool.slim[g.nodes[v] as usize].outputs.iter().all(|&r| {
-                let kind = &pool.resource(r as usize).kind;
-                pool.catalog().kinds.get(kind).is_some_and(|k| !k.parameter)
-            })
-    })
+/// Does the graph have a pointless node (see [`crate::graph::pointless`])?
+fn has_pointless(pool: &Pool<'_>, g: &Growth) -> bool {
+    let nodes: Vec<usize> = g.nodes.iter().map(|&v| v as usize).collect();
+    let has_successor: Vec<bool> = (0..nodes.len()).map(|v| g.dag.succs(v) > 0).collect();
+    !pointless(pool, &nodes, &has_successor).is_empty()
 }
 
 /// Is resource `r` a file or folder (a path kind)?

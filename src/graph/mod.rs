@@ -21,6 +21,7 @@ pub mod compose;
 pub mod dag;
 pub mod diversity;
 pub mod intent;
+pub mod pointless;
 pub mod pool;
 pub mod spec;
 pub mod synthetic;
@@ -32,5 +33,6 @@ pub use compose::{
 };
 pub use dag::{DagError, Orders, SmallDag, MAX_NODES};
 pub use diversity::{diversity, Diversity};
+pub use pointless::{pointless, task_pointless, Pointless, PointlessKind};
 pub use pool::{Instance, Pool, PoolError, Scope};
 pub use spec::{ComposeSpec, Profile, Target, DEFAULT_MAX_NODES, DEFAULT_MAX_ORDERS};

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::graph::{task_clashes, ClashKind, Pool};
+use crate::graph::{task_clashes, task_pointless, ClashKind, PointlessKind, Pool};
 use crate::model::{CheckCall, Quality, Subtask, SubtaskId, Task};
 use crate::pipeline::validate::text;
 
@@ -66,6 +66,18 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             c.resource
         ));
     }
+    let pointless = task_pointless(pool, task);
+    for p in &pointless {
+        let (a, b) = (&task.dag.nodes[p.a], &task.dag.nodes[p.b]);
+        problems.push(match p.kind {
+            PointlessKind::UnusedResult => {
+                format!("{a} ends the task with nothing that lasts (what it makes is never used)")
+            }
+            PointlessKind::RepeatedProduct => {
+                format!("{a} and {b} make the same kind of thing from the same input")
+            }
+        });
+    }
     let artefacts = template_artefacts(high);
     if !artefacts.is_empty() {
         problems.push(format!(
@@ -92,6 +104,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
         actions_stated: unstated.is_empty(),
         no_duplicate_steps: duplicates.is_empty(),
         no_clashes: clashes.is_empty(),
+        no_pointless_steps: pointless.is_empty(),
         no_template_artefacts: artefacts.is_empty(),
         length_ratio: if length_ratio.is_finite() {
             (length_ratio * 1000.0).round() / 1000.0
@@ -396,6 +409,93 @@ mod tests {
                 && p.contains("both change it")),
             "{:?}",
             q.problems
+        );
+    }
+
+    /// A subtask of `application` that reads the PDF and makes `output` (a kind).
+    fn from_pdf(id: &str, application: &str, output: &str, out_param: Option<&str>) -> Subtask {
+        let mut params = serde_json::json!({"pdf_path": "/home/user/a.pdf"});
+        if let Some(v) = out_param {
+            params[output] = serde_json::json!(v);
+        }
+        serde_json::from_value(serde_json::json!({
+            "id": id, "application": application, "OS": "Linux",
+            "instruction_template": format!("In {application}, open '{{pdf_path}}', then make it."),
+            "available_parameters": [params],
+            "input_resources": ["pdf_path"], "output_resources": [output],
+            "evaluation": {"checks": [{"api": "check_file_exists", "args": {"file_path": "{pdf_path}"}}]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_copy_nobody_pastes_is_pointless() {
+        let mut subs = subtasks();
+        subs.push(from_pdf("copy", "PDF Tool", "text_in_clipboard", None));
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[2])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&t, &subs);
+        assert!(!q.no_pointless_steps);
+        assert!(
+            q.problems.iter().any(|p| p.starts_with("n1 ends the task")),
+            "{:?}",
+            q.problems
+        );
+        // The good task (the compressed PDF lasts) passes.
+        let good = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        assert!(flags_of(&good, &subs).no_pointless_steps);
+    }
+
+    #[test]
+    fn two_zips_of_one_file_are_pointless() {
+        let mut subs = subtasks();
+        subs.push(from_pdf(
+            "zip_files",
+            "Files",
+            "zip_path",
+            Some("/home/user/a.zip"),
+        ));
+        subs.push(from_pdf(
+            "zip_archiver",
+            "Archiver",
+            "zip_path",
+            Some("/home/user/b.zip"),
+        ));
+        let t = task(
+            &[("n0", "n1"), ("n0", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[2]), ("n2", &subs[3])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&t, &subs);
+        assert!(!q.no_pointless_steps);
+        assert!(
+            q.problems
+                .iter()
+                .any(|p| p.contains("n1 and n2 make the same kind")),
+            "{:?}",
+            q.problems
+        );
+        // One zip is fine.
+        let one = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[2])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        assert!(
+            flags_of(&one, &subs).no_pointless_steps,
+            "{:?}",
+            flags_of(&one, &subs).problems
         );
     }
 

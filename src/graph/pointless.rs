@@ -1,0 +1,123 @@
+//! Pointless steps: nodes a person would not ask for, whatever the graph's shape.
+//!
+//! Two patterns, both read from the instances' typed resources:
+//! - an **unused result** ([`PointlessKind::UnusedResult`]): a node with no
+//!   successor whose outputs are all state that vanishes (the clipboard, media
+//!   playing, a calculator's display: kinds that take no parameter). A copy
+//!   nobody pastes is no result.
+//! - a **repeated product** ([`PointlessKind::RepeatedProduct`]): two nodes that
+//!   make the same kind of thing from the same input (a zip of one file in Files
+//!   and another in Archiver, two PDFs of one document).
+//!
+//! The composer never keeps a task with either ([`pointless`] over its growing
+//! graph); [`task_pointless`] finds them in a stored task for its quality flags.
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::pool::Pool;
+use crate::model::Task;
+
+/// What makes a node (or a pair) pointless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointlessKind {
+    /// Node `a` ends the task with nothing that lasts (`b == a`).
+    UnusedResult,
+    /// Nodes `a` and `b` make the same kind of thing from the same input.
+    RepeatedProduct,
+}
+
+/// One finding; `a`, `b` are positions in the node list given (or the task's
+/// `dag.nodes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pointless {
+    pub a: usize,
+    pub b: usize,
+    pub kind: PointlessKind,
+}
+
+/// Does instance `x` make only state that vanishes unused?
+pub(crate) fn only_transient(pool: &Pool<'_>, x: usize) -> bool {
+    let outputs = &pool.slim[x].outputs;
+    !outputs.is_empty()
+        && outputs.iter().all(|&r| {
+            let kind = &pool.resource(r as usize).kind;
+            pool.catalog().kinds.get(kind).is_some_and(|k| !k.parameter)
+        })
+}
+
+/// The (input, output kind) pairs instance `x` makes: what it turns into what.
+/// In-place edits (the output is the input) and inputs that are plain desktop
+/// state (an application being open) do not count.
+fn products<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<(u32, &'p str)> {
+    let s = &pool.slim[x];
+    let mut out = Vec::new();
+    for &i in s.inputs.iter() {
+        let kind = &pool.resource(i as usize).kind;
+        let lasting = pool.catalog().kinds.get(kind).is_some_and(|k| k.parameter);
+        if !lasting {
+            continue;
+        }
+        for &o in s.outputs.iter().filter(|&&o| o != i) {
+            out.push((i, pool.resource(o as usize).kind.as_str()));
+        }
+    }
+    out
+}
+
+/// The pointless nodes among instances `nodes`, where `has_successor[k]` says
+/// whether node `k` hands something on in the task.
+pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
+    let mut found = Vec::new();
+    for (a, &x) in nodes.iter().enumerate() {
+        if !has_successor[a] && only_transient(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::UnusedResult,
+            });
+        }
+    }
+    let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
+    for a in 0..nodes.len() {
+        for b in a + 1..nodes.len() {
+            if made[a].iter().any(|p| made[b].contains(p)) {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::RepeatedProduct,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The pointless nodes of a stored task; positions are in `task.dag.nodes`. Nodes
+/// whose (subtask, parameter set) is not in `pool` are skipped.
+pub fn task_pointless(pool: &Pool<'_>, task: &Task) -> Vec<Pointless> {
+    let ids = &task.dag.nodes;
+    let mut keep = Vec::new();
+    let mut nodes = Vec::new();
+    let mut has_successor = Vec::new();
+    for (k, id) in ids.iter().enumerate() {
+        let Some(x) = task
+            .nodes
+            .get(id)
+            .and_then(|n| pool.find(&n.subtask_id, n.parameter_index))
+        else {
+            continue;
+        };
+        keep.push(k);
+        nodes.push(x);
+        has_successor.push(task.dag.edges.get(id).is_some_and(|s| !s.is_empty()));
+    }
+    pointless(pool, &nodes, &has_successor)
+        .into_iter()
+        .map(|p| Pointless {
+            a: keep[p.a],
+            b: keep[p.b],
+            ..p
+        })
+        .collect()
+}
