@@ -430,7 +430,11 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
         let params = (0..files)
             .map(|f| ps(vec![("pdf", file(f)), ("txt", format!("/f{f}_e{j}.txt"))]))
             .collect();
-        subtasks.push(sub(format!("edit{j}"), j, &["pdf"], &["txt"], params));
+        // One application making two different edits (two copies, each with its
+        // own change): not a repeat of the same product.
+        let mut edit = sub(format!("edit{j}"), 0, &["pdf"], &["txt"], params);
+        edit.instruction_template = format!("edit{j} on {{pdf}}, then mark part {j}");
+        subtasks.push(edit);
     }
     for j in 0..readers {
         let params = (0..files)

@@ -54,6 +54,12 @@ fn run_does_everything_offline_then_nothing_new() {
         "branch",
     ] {
         for level in ["easy", "medium", "hard"] {
+            // Width 5 needs five lasting results of one hand-off; the embedded pool
+            // reached it only with copies nobody pastes (no paste subtasks yet), which
+            // the composer no longer accepts. The stats name the shortfall.
+            if (dimension, level) == ("branch", "hard") {
+                continue;
+            }
             assert!(
                 tasks
                     .iter()

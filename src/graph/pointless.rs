@@ -6,8 +6,9 @@
 //!   playing, a calculator's display: kinds that take no parameter). A copy
 //!   nobody pastes is no result.
 //! - a **repeated product** ([`PointlessKind::RepeatedProduct`]): two nodes that
-//!   make the same kind of thing from the same input (a zip of one file in Files
-//!   and another in Archiver, two PDFs of one document).
+//!   make the same kind of file from the same input in the same way (a zip of one
+//!   file in Files and another in Archiver, two PDFs of one document); one
+//!   application making two copies with different changes is not a repeat.
 //!
 //! The composer never keeps a task with either ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -46,9 +47,9 @@ pub(crate) fn only_transient(pool: &Pool<'_>, x: usize) -> bool {
         })
 }
 
-/// The (input, output kind) pairs instance `x` makes: what it turns into what.
-/// In-place edits (the output is the input) and inputs that are plain desktop
-/// state (an application being open) do not count.
+/// The (input, output file kind) pairs instance `x` makes: which file it turns
+/// into which kind of file. In-place edits (the output is the input) and inputs
+/// that are plain desktop state (an application being open) do not count.
 fn products<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<(u32, &'p str)> {
     let s = &pool.slim[x];
     let mut out = Vec::new();
@@ -59,10 +60,36 @@ fn products<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<(u32, &'p str)> {
             continue;
         }
         for &o in s.outputs.iter().filter(|&&o| o != i) {
-            out.push((i, pool.resource(o as usize).kind.as_str()));
+            let out_kind = pool.resource(o as usize).kind.as_str();
+            if pool
+                .catalog()
+                .kinds
+                .get(out_kind)
+                .is_some_and(|k| k.is_path())
+            {
+                out.push((i, out_kind));
+            }
         }
     }
     out
+}
+
+/// Do instances `a` and `b` make the same kind of file from the same input in
+/// the same way? Two applications doing it (a zip in Files and one in Archiver,
+/// a PDF from Writer and one from Text Editor) repeat each other; one
+/// application doing it with different changes (a blurred copy and a grey one
+/// from Image Editor) makes two different things.
+fn repeats(
+    pool: &Pool<'_>,
+    made: &[Vec<(u32, &str)>],
+    a: usize,
+    b: usize,
+    xa: usize,
+    xb: usize,
+) -> bool {
+    let (sa, sb) = (&pool.slim[xa], &pool.slim[xb]);
+    let same_way = sa.app != sb.app || sa.changes == sb.changes;
+    same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
@@ -81,7 +108,7 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
-            if made[a].iter().any(|p| made[b].contains(p)) {
+            if repeats(pool, &made, a, b, nodes[a], nodes[b]) {
                 found.push(Pointless {
                     a,
                     b,

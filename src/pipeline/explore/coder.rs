@@ -108,12 +108,24 @@ impl OfflineCoder {
             Some(plan) => {
                 for step in &plan.steps {
                     match step {
-                        Step::Type { slot, .. } if placeholders.contains(slot) => push(
-                            CheckCall::CheckKeyboardTypes {
-                                text: format!("{{{slot}}}"),
-                            },
-                            format!("'{{{slot}}}' was not typed"),
-                        ),
+                        // How an input file is reached (typed, picked in a list) is
+                        // the demonstrator's choice; the evaluation asks for what is
+                        // done with it. A check on typing its path made demonstrations
+                        // type it anywhere (even into Save As, over the file itself)
+                        // once the file was already open or picked.
+                        Step::Type { slot, .. }
+                            if placeholders.contains(slot)
+                                && !plan.slot(slot).is_some_and(|s| {
+                                    matches!(s.role, paths::SlotRole::InputPath { .. })
+                                }) =>
+                        {
+                            push(
+                                CheckCall::CheckKeyboardTypes {
+                                    text: format!("{{{slot}}}"),
+                                },
+                                format!("'{{{slot}}}' was not typed"),
+                            )
+                        }
                         Step::SelectPath { slot, .. } | Step::OpenPath { slot, .. }
                             if !req.parameters.is_empty()
                                 && req
@@ -140,7 +152,15 @@ impl OfflineCoder {
                 // Every control the path clicks (the dialog it opens, the option
                 // it sets, the producer): a subtask that differs from another by
                 // one option is told apart by that click.
-                for c in plan.clicked.iter().filter(|c| **c != plan.producer) {
+                // Controls that only move between screens or open the input
+                // ('Open', 'Open file', 'Save As') are means, not what was asked:
+                // checking them made demonstrations click them for the check's sake.
+                let app = self.apps.get(&plan.app);
+                for c in plan
+                    .clicked
+                    .iter()
+                    .filter(|c| **c != plan.producer && !app.is_some_and(|a| only_navigates(a, c)))
+                {
                     push(
                         CheckCall::CheckMouseClicks { text: c.clone() },
                         format!("'{c}' was not clicked"),
@@ -222,6 +242,35 @@ impl OfflineCoder {
         }
         out
     }
+}
+
+/// Does every control of `app` labelled `text` only navigate (show another
+/// screen, go back, check a precondition) or open a file or a new document? Such
+/// a click is a means to the subtask's effect, never the effect.
+fn only_navigates(app: &AppSpec, text: &str) -> bool {
+    let mut found = false;
+    for screen in app.screens.values() {
+        for c in screen.controls.iter().map(|c| c.get_ref()) {
+            if c.text != text {
+                continue;
+            }
+            found = true;
+            let means = c.click.iter().all(|e| {
+                matches!(
+                    e.op,
+                    Op::Goto { .. }
+                        | Op::Back
+                        | Op::Require { .. }
+                        | Op::OpenFile { .. }
+                        | Op::NewDocument { .. }
+                )
+            });
+            if !means {
+                return false;
+            }
+        }
+    }
+    found
 }
 
 /// The quoted texts that a feedback clause says never appeared, were not seen,

@@ -20,8 +20,9 @@
 //!
 //! Values and feedback subgoals count only before the event that first makes the
 //! outputs hold (the cutoff): typing the subject after the mail was sent is no
-//! demonstration of sending it. Children that show an "Error" dialog, or that
-//! produce the outputs before every named event happened, are dropped. A plan that
+//! demonstration of sending it. Children that show an "Error" dialog, that throw
+//! away unsaved changes (re-open a file over its edits), or that produce the
+//! outputs before every named event happened, are dropped. A plan that
 //! reaches the goal is then pruned of detours ([`prune`]).
 //!
 //! Moves are the visible controls of the subtask's application: clicks on buttons,
@@ -1022,7 +1023,10 @@ pub fn search(
         let held = goal.outputs_hold(&desk);
         for (cost, step) in moves(&desk, &goal) {
             let mut child = desk.clone();
-            if !child.step_quiet(&step.action) || shows_error(&child) {
+            if !child.step_quiet(&step.action)
+                || shows_error(&child)
+                || discards_edits(&desk, &child)
+            {
                 continue;
             }
             let child_cutoff = next_cutoff(&goal, cutoff, held, &child);
@@ -1066,6 +1070,28 @@ pub fn search(
         plan
     });
     explain(start, &goal, prefix)
+}
+
+/// Does the step from `before` to `after` throw away unsaved changes: a window
+/// whose document had them now shows another document, a new one, or none (or
+/// the window is gone)? A person does not re-open a file over their own edits;
+/// a plan that does so loses what the instruction asked for.
+fn discards_edits(before: &SimDesktop, after: &SimDesktop) -> bool {
+    let windows = &after.state().windows;
+    before.state().windows.iter().enumerate().any(|(i, w)| {
+        let Some(d) = w.doc.as_ref().filter(|d| d.modified) else {
+            return false;
+        };
+        let now = windows
+            .get(i)
+            .filter(|a| a.app == w.app)
+            .or_else(|| windows.iter().find(|a| a.app == w.app))
+            .and_then(|a| a.doc.as_ref());
+        match now {
+            None => true,
+            Some(n) => !n.modified && (n.content != d.content || n.props != d.props),
+        }
+    })
 }
 
 /// The controls of the instance's application whose click effect the instruction
@@ -1440,9 +1466,10 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                     1 => format!("To {c}, as the instruction asks, I use '{t}'."),
                     _ => format!("The instruction says to {c}; '{t}' is how this window does that."),
                 },
-                Purpose::Expected => match &step.action.call {
-                    ActionCall::KeyboardInput { keys } => format!("The subtask is judged by the key press {keys} as part of '{c}', so I press it."),
-                    _ => format!("The subtask is judged by a click on '{t}' as part of '{c}', so I click it."),
+                Purpose::Expected => match (&step.action.call, pick(2)) {
+                    (ActionCall::KeyboardInput { keys }, _) => format!("To {c}, {keys} is the next thing this window needs, so I press it."),
+                    (_, 0) => format!("To {c}, '{t}' is the next control to use here, so I click it."),
+                    _ => format!("'{t}' is part of how this window does it: {c}."),
                 },
                 Purpose::Reveals(n) => match pick(2) {
                     0 => format!("To {c} I need '{n}', which is not on screen yet; '{t}' brings it up."),
