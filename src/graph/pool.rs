@@ -78,7 +78,8 @@ pub(crate) struct Slim {
 }
 
 /// Verbs of clauses that change nothing in the file they act on.
-const NO_CHANGE: &[&str] = &[
+/// Verbs of instruction phrases that change nothing in the artefact.
+pub(crate) const NO_CHANGE: &[&str] = &[
     "save", "select", "choose", "open", "copy", "click", "export", "print", "send", "preview",
     "play", "view", "show", "go",
 ];

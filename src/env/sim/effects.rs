@@ -727,12 +727,14 @@ fn apply_op(
             let text = d.file_text();
             d.modified = false;
             state.vfs.write(&p, text).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             Ok(Some(format!("Saved {p}")))
         }
         Op::SaveAs { path, kinds } => {
             let p = with_ext(path_of(state, wi, path)?, kinds)?;
             let text = doc_mut(state, wi)?.file_text();
             state.vfs.write(&p, text).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             let d = doc_mut(state, wi)?;
             d.kind = vfs::extension(&p);
             d.path = Some(p.clone());
@@ -749,6 +751,7 @@ fn apply_op(
                 d.file_text()
             );
             state.vfs.write(&p, text).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             Ok(Some(format!("Exported {p}")))
         }
         Op::Copy { what } => {
@@ -855,6 +858,7 @@ fn apply_op(
             }
             let c = fill_in(state, content);
             state.vfs.write(&p, c).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             Ok(Some(format!("Created {p}")))
         }
         Op::CreateDir { path } => {
@@ -919,6 +923,7 @@ fn apply_op(
             let p = with_ext(path_of(state, wi, path)?, &["zip".to_string()])?;
             let zip = state.vfs.pack(&srcs).map_err(|e| e.to_string())?;
             state.vfs.write(&p, zip).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             Ok(Some(format!("Created archive {p}")))
         }
         Op::Extract { path, dest } => {
@@ -1005,6 +1010,7 @@ fn apply_op(
             }
             let p = with_ext(path_of(state, wi, path)?, &["png".into(), "jpg".into()])?;
             state.vfs.write(&p, desc).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             state.windows[wi]
                 .fields
                 .insert("last_capture".into(), p.clone());
@@ -1057,6 +1063,7 @@ fn apply_op(
                 page_text(&url)
             );
             state.vfs.write(&p, html).map_err(|e| e.to_string())?;
+            state.written.push(p.clone());
             Ok(Some(format!("Saved page as {p}")))
         }
         Op::Run { command } => {
@@ -1258,6 +1265,7 @@ fn shell(state: &mut DesktopState, wi: usize, line: &str) -> String {
             let s: Vec<String> = srcs.iter().map(|p| norm(p)).collect::<Result<_, _>>()?;
             let z = state.vfs.pack(&s).map_err(|e| format!("zip: {e}"))?;
             state.vfs.write(&o, z).map_err(|e| format!("zip: {e}"))?;
+            state.written.push(o.clone());
             Ok(format!("created {o}"))
         }
         ["unzip", z] | ["unzip", z, "-d", _] => {

@@ -160,6 +160,9 @@ pub struct DesktopState {
     pub feedback: Option<String>,
     /// First visible row of the desktop's launcher.
     pub desktop_scroll: usize,
+    /// The files the last step wrote (a save over an unchanged file included).
+    #[serde(skip)]
+    pub written: Vec<String>,
 }
 
 /// The simulated desktop.
@@ -263,6 +266,7 @@ impl SimDesktop {
             seq: 0,
             feedback: None,
             desktop_scroll: 0,
+            written: Vec::new(),
         };
         for (kind, params) in initial_records {
             for p in params {
@@ -393,6 +397,7 @@ impl SimDesktop {
     }
 
     fn do_step(&mut self, action: &Action) -> (bool, String) {
+        self.state.written.clear();
         let found = self.live().resolve(action);
         match &action.call {
             ActionCall::ClickInput { button, double } => {

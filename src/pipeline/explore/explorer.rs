@@ -262,7 +262,7 @@ impl OfflineExplorer {
                             _ => None,
                         });
                         let (suffix, ext) = match read {
-                            Some(v) => ("copy".to_string(), vfs::extension(v)),
+                            Some(v) => (copy_tag(&plan.phrases), vfs::extension(v)),
                             None => (
                                 participle(plan.phrases.last().map(String::as_str).unwrap_or("")),
                                 ext.clone(),
@@ -649,7 +649,7 @@ fn stem_of(value: &str) -> String {
     // names the same thing: drop the marks and counters it was given.
     loop {
         let n = parts.len();
-        let mark = |p: &str| p == "copy" || p.ends_with("ed");
+        let mark = |p: &str| p == "copy" || p == "backup" || p.ends_with("ed");
         let counter =
             n > 2 && parts[n - 1].chars().all(|c| c.is_ascii_digit()) && mark(parts[n - 2]);
         if counter || (n > 1 && mark(parts[n - 1])) {
@@ -711,6 +711,46 @@ fn output_name(plan: &Plan, kind: &str) -> String {
         .unwrap_or_else(|| kind.to_string())
 }
 
+/// What a same-kind copy is called after: the change the subtask makes before
+/// saving it ("blur the image" gives "blurred": `photo_blurred.png`), else
+/// "backup" (a copy saved unchanged is a backup, not `photo_copy.png`).
+fn copy_tag(phrases: &[String]) -> String {
+    phrases
+        .iter()
+        .rev()
+        .find(|p| {
+            let verb = p.split_whitespace().next().unwrap_or("").to_lowercase();
+            !p.contains('{')
+                && !verb.is_empty()
+                && !crate::graph::pool::NO_CHANGE.contains(&verb.as_str())
+        })
+        .map(|p| {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            // "make the image grayscale", "add a fade-in": the thing added names it.
+            let by_object = ["make", "add", "apply", "insert", "toggle", "set"];
+            match (words.first(), words.last()) {
+                (Some(v), Some(last))
+                    if words.len() > 1 && by_object.contains(&v.to_lowercase().as_str()) =>
+                {
+                    last.chars()
+                        .map(|c| {
+                            if c.is_ascii_alphanumeric() {
+                                c.to_ascii_lowercase()
+                            } else {
+                                '_'
+                            }
+                        })
+                        .collect::<String>()
+                        .trim_matches('_')
+                        .to_string()
+                }
+                _ => participle(p),
+            }
+        })
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "backup".to_string())
+}
+
 /// The past participle of the first word of `phrase` ("export the deck as PDF"
 /// gives "exported"), for naming what the action made.
 fn participle(phrase: &str) -> String {
@@ -749,6 +789,17 @@ fn participle(phrase: &str) -> String {
         Some(b'e') => format!("{verb}d"),
         Some(b'y') if b.len() > 1 && !b"aeiou".contains(&b[b.len() - 2]) => {
             format!("{}ied", &verb[..verb.len() - 1])
+        }
+        // A short verb ending consonant-vowel-consonant doubles its last letter
+        // ("blur" gives "blurred", "flip" gives "flipped").
+        Some(&last)
+            if b.len() <= 4
+                && b.len() >= 3
+                && !b"aeiouwxy".contains(&last)
+                && b"aeiou".contains(&b[b.len() - 2])
+                && !b"aeiou".contains(&b[b.len() - 3]) =>
+        {
+            format!("{verb}{}ed", last as char)
         }
         _ => format!("{verb}ed"),
     }
@@ -950,6 +1001,44 @@ const WORDS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_same_kind_copy_is_named_after_its_change() {
+        let ph = |v: &[&str]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        let tag = |v: &[&str]| copy_tag(&ph(v));
+        assert_eq!(
+            tag(&[
+                "open an image '{img_path}'",
+                "blur the image",
+                "save the image under a new name as '{new_img_path}'"
+            ]),
+            "blurred"
+        );
+        assert_eq!(
+            tag(&[
+                "open an image '{img_path}'",
+                "make the image grayscale",
+                "save the image under a new name as '{new_img_path}'"
+            ]),
+            "grayscale"
+        );
+        assert_eq!(
+            tag(&[
+                "open a video '{video_path}'",
+                "add a fade-in",
+                "export the edited video as '{new_video_path}'"
+            ]),
+            "fade_in"
+        );
+        assert_eq!(
+            tag(&[
+                "open a text file '{txt_path}'",
+                "save the text under a new name as '{new_txt_path}'"
+            ]),
+            "backup"
+        );
+        assert_eq!(stem_of("/home/user/a/report_backup_2.txt"), "report");
+    }
 
     #[test]
     fn stems_and_records_are_readable() {

@@ -21,7 +21,8 @@
 //! Values and feedback subgoals count only before the event that first makes the
 //! outputs hold (the cutoff): typing the subject after the mail was sent is no
 //! demonstration of sending it. Children that show an "Error" dialog, that throw
-//! away unsaved changes (re-open a file over its edits), or that produce the
+//! away unsaved changes (re-open a file over its edits), that write over a file
+//! the subtask only reads, or that produce the
 //! outputs before every named event happened, are dropped. A plan that
 //! reaches the goal is then pruned of detours ([`prune`]).
 //!
@@ -881,6 +882,23 @@ pub fn search(
     goals: &Subgoals,
     show_desktop: bool,
 ) -> Vec<PlannedStep> {
+    // First as a careful person works (never writing over a file the subtask
+    // only reads); when no such plan is found within the budget, as before.
+    match search_with(start, inst, goals, show_desktop, true) {
+        (plan, true) => plan,
+        (_, false) => search_with(start, inst, goals, show_desktop, false).0,
+    }
+}
+
+/// [`search`] with or without the rule against writing over inputs; also says
+/// whether the plan reaches the goal.
+fn search_with(
+    start: &SimDesktop,
+    inst: &Instance,
+    goals: &Subgoals,
+    show_desktop: bool,
+    careful: bool,
+) -> (Vec<PlannedStep>, bool) {
     let fields: Vec<String> = start
         .app(&inst.application)
         .map(|a| {
@@ -1026,6 +1044,7 @@ pub fn search(
             if !child.step_quiet(&step.action)
                 || shows_error(&child)
                 || discards_edits(&desk, &child)
+                || (careful && overwrites_input(inst, &child))
             {
                 continue;
             }
@@ -1065,11 +1084,21 @@ pub fn search(
     }
     let plan = path_of(&arena, best.2);
     prefix.extend(if best.0 == 0 {
-        prune(&root, &goal, plan)
+        prune(&root, &goal, plan, careful)
     } else {
         plan
     });
-    explain(start, &goal, prefix)
+    (explain(start, &goal, prefix), best.0 == 0)
+}
+
+/// Did the last step write over a file the subtask reads but does not output (a
+/// save over the source before "Save As", even with nothing changed)? The
+/// instruction asks for a new file; the one it came from stays as it was.
+fn overwrites_input(inst: &Instance, after: &SimDesktop) -> bool {
+    after.state().written.iter().any(|w| {
+        let is = |r: &crate::resources::Resource| r.parameter.as_deref() == Some(w.as_str());
+        inst.inputs.iter().any(is) && !inst.outputs.iter().any(is)
+    })
 }
 
 /// Does the step from `before` to `after` throw away unsaved changes: a window
@@ -1502,13 +1531,23 @@ const PRUNE_RUN: usize = 3;
 /// steps whose removal keeps every remaining step valid and the goal reached,
 /// longest runs first, until no run can go. Best-first search finds a plan, not
 /// the shortest one, and a demonstration should not wander.
-fn prune(root: &SimDesktop, goal: &Goal<'_>, mut steps: Vec<PlannedStep>) -> Vec<PlannedStep> {
+fn prune(
+    root: &SimDesktop,
+    goal: &Goal<'_>,
+    mut steps: Vec<PlannedStep>,
+    careful: bool,
+) -> Vec<PlannedStep> {
     let reaches = |steps: &[PlannedStep]| {
         let mut desk = root.clone();
         let mut cutoff = None;
         for s in steps {
             let held = goal.outputs_hold(&desk);
-            if !desk.step_quiet(&s.action) || shows_error(&desk) {
+            let before = desk.clone();
+            if !desk.step_quiet(&s.action)
+                || shows_error(&desk)
+                || discards_edits(&before, &desk)
+                || (careful && overwrites_input(goal.inst, &desk))
+            {
                 return false;
             }
             cutoff = next_cutoff(goal, cutoff, held, &desk);
