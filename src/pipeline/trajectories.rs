@@ -301,6 +301,7 @@ fn join(
         observations: Vec::new(),
         actions: Vec::new(),
     };
+    let mut last_finals: Vec<String> = Vec::new();
     for id in order {
         let node = task
             .nodes
@@ -327,7 +328,7 @@ fn join(
                 j.actions.len(),
             );
             if continue_node(&mut j, node, t) && j.completed(id) {
-                j.observations.extend(finals);
+                last_finals = finals;
                 continue;
             }
             j.desk = before.0;
@@ -341,8 +342,11 @@ fn join(
         for (i, a) in t.actions.iter().enumerate() {
             j.push(a, t.observations.get(i));
         }
-        j.observations.extend(finals);
+        last_finals = finals;
     }
+    // One observation per action, then the screen after the last one: a node's
+    // final screen is the next action's screen, not an extra image between.
+    j.observations.extend(last_finals);
     let complete = j
         .evaluator
         .as_ref()
