@@ -53,6 +53,11 @@ pub struct KindSpec {
     /// from the description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phrase: Option<String>,
+    /// The one place on the desktop that holds this state (`clipboard`): kinds
+    /// with the same holder replace each other, so a task has at most one node
+    /// making any of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
 }
 
 impl KindSpec {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::sim::effects_known_condition;
 use super::sim::vfs::Vfs;
-use super::spec::{collection_spec, parse_app, ControlType, Effect, ItemSource, LoadedApp, Op};
+use super::spec::{
+    collection_spec, parse_app, ControlType, Effect, ItemSource, LoadedApp, Op, CLIPBOARD_CONTENTS,
+};
 use super::EnvError;
 use crate::resources::Catalog;
 
@@ -187,6 +189,32 @@ pub fn lint_app(app: &LoadedApp, ctx: &LintContext) -> Vec<LintIssue> {
                     format!("delete_record: unknown collection '{collection}'"),
                 );
             }
+            Op::Paste { accepts, files, .. } => {
+                for a in accepts
+                    .iter()
+                    .filter(|a| !CLIPBOARD_CONTENTS.contains(&a.as_str()))
+                {
+                    issue(
+                        line,
+                        format!(
+                            "paste: unknown clipboard content '{a}' ({})",
+                            CLIPBOARD_CONTENTS.join(", ")
+                        ),
+                    );
+                }
+                for k in files.iter().filter(|k| !ext_ok(k)) {
+                    issue(line, format!("paste: unknown file kind '{k}'"));
+                }
+            }
+            Op::Copy { gives: Some(g), .. } if !CLIPBOARD_CONTENTS.contains(&g.as_str()) => {
+                issue(
+                    line,
+                    format!(
+                        "copy: unknown clipboard content '{g}' ({})",
+                        CLIPBOARD_CONTENTS.join(", ")
+                    ),
+                );
+            }
             Op::Require { when, .. } if !effects_known_condition(when) => {
                 issue(line, format!("require: unknown condition '{when}'"));
             }
@@ -198,7 +226,7 @@ pub fn lint_app(app: &LoadedApp, ctx: &LintContext) -> Vec<LintIssue> {
                     format!("{}: fixture '{path}' does not exist", e.op.name()),
                 );
             }
-            Op::Copy { what } if what.is_empty() => issue(line, "copy: empty 'what'".into()),
+            Op::Copy { what, .. } if what.is_empty() => issue(line, "copy: empty 'what'".into()),
             _ => {}
         }
     };

@@ -109,10 +109,26 @@ pub enum Op {
     Export { path: String, kind: String },
     /// Copy to the clipboard: `selection` (selected item as text), `document`
     /// (document text), `table` (spreadsheet cells), `image` (the open image), or a
-    /// template as text.
-    Copy { what: String },
+    /// template as text. `gives` says what copied text is, for what may paste it
+    /// (see [`CLIPBOARD_CONTENTS`]; `text` when absent).
+    Copy {
+        what: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gives: Option<String>,
+    },
     /// Paste the clipboard into the document (`into = "document"`) or a field.
-    Paste { into: String },
+    /// `accepts` names the contents that make sense there (see
+    /// [`CLIPBOARD_CONTENTS`]; text when empty): the clipboard kinds a subtask
+    /// that pastes here reads. `files`, when given, limits a paste into the
+    /// document to documents of these extensions (prose goes into a .txt or .md,
+    /// not into a .csv).
+    Paste {
+        into: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        accepts: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<String>,
+    },
     /// Set a property of the open document (rendered as `@prop: value` when saved).
     SetProp { prop: String, value: String },
     /// Append a line to the open document.
@@ -225,6 +241,23 @@ impl Op {
         }
     }
 
+    /// The clipboard kinds a paste reads (`accepts`, text when empty); empty for
+    /// every other effect.
+    pub fn pasted_kinds(&self) -> Vec<String> {
+        let Op::Paste { accepts, .. } = self else {
+            return vec![];
+        };
+        if accepts.is_empty() {
+            return vec![clipboard_kind("text").to_string()];
+        }
+        let mut out: Vec<String> = accepts
+            .iter()
+            .map(|a| clipboard_kind(a).to_string())
+            .collect();
+        out.dedup();
+        out
+    }
+
     /// The resource kinds this effect can make hold, for a planner. Path kinds are
     /// given for the file extensions named in the effect; `kind_of_ext` maps an
     /// extension to its path kinds (from `resources.toml`).
@@ -249,10 +282,10 @@ impl Op {
                 .unwrap_or_default(),
             Op::SaveAs { kinds, .. } => doc_kinds(kinds),
             Op::Export { kind, .. } => kind_of_ext(kind),
-            Op::Copy { what } => match what.as_str() {
-                "table" => vec!["table_in_clipboard".into()],
-                "image" => vec!["img_in_clipboard".into()],
-                _ => vec!["text_in_clipboard".into()],
+            Op::Copy { what, gives } => match what.as_str() {
+                "table" => vec![clipboard_kind("table").into()],
+                "image" => vec![clipboard_kind("image").into()],
+                _ => vec![clipboard_kind(gives.as_deref().unwrap_or("text")).into()],
             },
             Op::CreateDir { .. } | Op::Extract { .. } => vec!["dir_path".into()],
             Op::Compress { .. } => kind_of_ext("zip"),
@@ -281,6 +314,27 @@ impl Op {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+/// What a copy puts on the clipboard, for what may paste it: prose (`text`),
+/// source `code`, a `number`, the `name` of an item (a task, a card, an event),
+/// an `address` (a web address or a file path), a `table`, an `image`.
+pub const CLIPBOARD_CONTENTS: &[&str] = &[
+    "text", "code", "number", "name", "address", "table", "image",
+];
+
+/// The resource kind of clipboard content `content` (one of
+/// [`CLIPBOARD_CONTENTS`]; anything else is text).
+pub fn clipboard_kind(content: &str) -> &'static str {
+    match content {
+        "code" => "code_in_clipboard",
+        "number" => "number_in_clipboard",
+        "name" => "name_in_clipboard",
+        "address" => "address_in_clipboard",
+        "table" => "table_in_clipboard",
+        "image" => "img_in_clipboard",
+        _ => "text_in_clipboard",
     }
 }
 
@@ -584,7 +638,7 @@ impl Op {
             | Op::Rename { .. }
             | Op::Move { .. }
             | Op::Delete { .. } => true,
-            Op::Paste { into } => into == "document",
+            Op::Paste { into, .. } => into == "document",
             _ => false,
         }
     }

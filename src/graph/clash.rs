@@ -211,6 +211,7 @@ mod tests {
                 file_kinds: vec!["pdf".into()],
                 directory: false,
                 phrase: None,
+                holder: None,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

@@ -81,7 +81,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
-use crate::graph::pointless::pointless;
+use crate::graph::pointless::{pointless, shares_holder};
 use crate::graph::pool::{intersects, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
@@ -1286,6 +1286,10 @@ fn evaluate(
     let related = anc_p | desc_s;
     for (v, &inst) in g.nodes.iter().enumerate() {
         if related & (1 << v) == 0 && clash_pair(pool, x, inst) {
+            return None;
+        }
+        // Two copies in one task (the later replaces the earlier), or two pastes.
+        if shares_holder(pool, x as usize, inst as usize) {
             return None;
         }
     }

@@ -1,6 +1,6 @@
 //! Pointless steps: nodes a person would not ask for, whatever the graph's shape.
 //!
-//! Two patterns, both read from the instances' typed resources:
+//! Three patterns, all read from the instances' typed resources:
 //! - an **unused result** ([`PointlessKind::UnusedResult`]): a node with no
 //!   successor whose outputs are all state that vanishes (the clipboard, media
 //!   playing, a calculator's display: kinds that take no parameter). A copy
@@ -10,7 +10,12 @@
 //!   file in Files and another in Archiver, two PDFs of one document); one
 //!   application making two copies with different changes is not a repeat.
 //!
-//! The composer never keeps a task with either ([`pointless`] over its growing
+//! - a **replaced result** ([`PointlessKind::Replaced`]): two nodes that put
+//!   something in the one place that holds a single thing (the clipboard, a
+//!   kind's `holder`): the later copy replaces the earlier, and a paste after
+//!   both uses only one of them.
+//!
+//! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +31,8 @@ pub enum PointlessKind {
     UnusedResult,
     /// Nodes `a` and `b` make the same kind of thing from the same input.
     RepeatedProduct,
+    /// Nodes `a` and `b` both fill the same holder (the clipboard).
+    Replaced,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -45,6 +52,39 @@ pub(crate) fn only_transient(pool: &Pool<'_>, x: usize) -> bool {
             let kind = &pool.resource(r as usize).kind;
             pool.catalog().kinds.get(kind).is_some_and(|k| !k.parameter)
         })
+}
+
+/// The holders (the clipboard) instance `x` puts something in.
+fn holders<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<&'p str> {
+    holders_of(pool, &pool.slim[x].outputs)
+}
+
+/// The holders of the kinds of `resources`.
+fn holders_of<'p>(pool: &'p Pool<'_>, resources: &[u32]) -> Vec<&'p str> {
+    let mut out: Vec<&str> = resources
+        .iter()
+        .filter_map(|&r| {
+            let kind = &pool.resource(r as usize).kind;
+            pool.catalog().kinds.get(kind)?.holder.as_deref()
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Do instances `a` and `b` both fill one holder, or both read one? (The
+/// composer's fast check.) Two copies replace each other; two pastes of one copy
+/// are refused too: the second is no hand-off an instruction can name ("once the
+/// text is copied" points at no quoted name), and a person pastes what they just
+/// copied.
+pub(crate) fn shares_holder(pool: &Pool<'_>, a: usize, b: usize) -> bool {
+    let (sa, sb) = (&pool.slim[a], &pool.slim[b]);
+    let both = |x: &[u32], y: &[u32]| {
+        let hy = holders_of(pool, y);
+        !hy.is_empty() && holders_of(pool, x).iter().any(|h| hy.contains(h))
+    };
+    both(&sa.outputs, &sb.outputs) || both(&sa.inputs, &sb.inputs)
 }
 
 /// The (input, output file kind) pairs instance `x` makes: which file it turns
@@ -106,6 +146,7 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         }
     }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
+    let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
             if repeats(pool, &made, a, b, nodes[a], nodes[b]) {
@@ -113,6 +154,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                     a,
                     b,
                     kind: PointlessKind::RepeatedProduct,
+                });
+            }
+            if held[a].iter().any(|h| held[b].contains(h)) {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::Replaced,
                 });
             }
         }

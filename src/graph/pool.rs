@@ -623,6 +623,7 @@ pub(crate) mod tests {
                     file_kinds: vec![],
                     directory: false,
                     phrase: None,
+                    holder: None,
                 },
             );
         }

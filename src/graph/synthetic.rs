@@ -79,6 +79,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 file_kinds: vec![],
                 directory: false,
                 phrase: None,
+                holder: None,
             },
         );
     }

@@ -76,6 +76,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::RepeatedProduct => {
                 format!("{a} and {b} make the same kind of thing from the same input")
             }
+            PointlessKind::Replaced => {
+                format!("{a} and {b} both put something on the clipboard: one replaces the other")
+            }
         });
     }
     let artefacts = template_artefacts(high);
@@ -453,6 +456,52 @@ mod tests {
             GOOD_INTENT,
         );
         assert!(flags_of(&good, &subs).no_pointless_steps);
+    }
+
+    #[test]
+    fn two_copies_before_one_paste_replace_each_other() {
+        let mut subs = subtasks();
+        subs.push(from_pdf("copy_pdf", "PDF Tool", "text_in_clipboard", None));
+        subs.push(from_pdf("copy_writer", "Writer", "text_in_clipboard", None));
+        subs.push(
+            serde_json::from_value(serde_json::json!({
+                "id": "paste", "application": "Text Editor", "OS": "Linux",
+                "instruction_template": "In Text Editor, paste the text on the clipboard, then save it as '{txt_path}'.",
+                "available_parameters": [{"txt_path": "/home/user/notes.txt"}],
+                "input_resources": ["text_in_clipboard"], "output_resources": ["txt_path"],
+                "evaluation": {"checks": [{"api": "check_file_exists", "args": {"file_path": "{txt_path}"}}]}
+            }))
+            .unwrap(),
+        );
+        let two = task(
+            &[("n0", "n1"), ("n0", "n2"), ("n1", "n3"), ("n2", "n3")],
+            &[
+                ("n0", &subs[0]),
+                ("n1", &subs[2]),
+                ("n2", &subs[3]),
+                ("n3", &subs[4]),
+            ],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&two, &subs);
+        assert!(!q.no_pointless_steps);
+        assert!(
+            q.problems
+                .iter()
+                .any(|p| p.contains("n1 and n2 both put something on the clipboard")),
+            "{:?}",
+            q.problems
+        );
+        // One copy, then its paste: a real hand-off.
+        let one = task(
+            &[("n0", "n1"), ("n1", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[2]), ("n2", &subs[4])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&one, &subs);
+        assert!(q.no_pointless_steps, "{:?}", q.problems);
     }
 
     #[test]

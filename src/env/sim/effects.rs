@@ -754,7 +754,7 @@ fn apply_op(
             state.written.push(p.clone());
             Ok(Some(format!("Exported {p}")))
         }
-        Op::Copy { what } => {
+        Op::Copy { what, .. } => {
             let w = &state.windows[wi];
             let clip = match what.as_str() {
                 "selection" => Clipboard::Text(w.selected.clone().ok_or("Nothing is selected")?),
@@ -783,7 +783,7 @@ fn apply_op(
             state.clipboard = clip;
             Ok(Some("Copied to the clipboard".into()))
         }
-        Op::Paste { into } => {
+        Op::Paste { into, .. } => {
             let clip = state.clipboard.clone();
             if clip == Clipboard::Empty {
                 return Err("The clipboard is empty".into());

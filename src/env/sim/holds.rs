@@ -13,6 +13,10 @@ use crate::resources::{KindSpec, Resource};
 /// The non-path kinds with a rule, and the rule in words.
 pub const NON_PATH_RULES: &[(&str, &str)] = &[
     ("text_in_clipboard", "the clipboard holds text"),
+    ("code_in_clipboard", "the clipboard holds text"),
+    ("number_in_clipboard", "the clipboard holds text"),
+    ("name_in_clipboard", "the clipboard holds text"),
+    ("address_in_clipboard", "the clipboard holds text"),
     ("table_in_clipboard", "the clipboard holds a table"),
     ("img_in_clipboard", "the clipboard holds an image"),
     (
@@ -101,7 +105,15 @@ pub fn holds(state: &DesktopState, kinds: &BTreeMap<String, KindSpec>, r: &Resou
         })
     };
     match r.kind.as_str() {
-        "text_in_clipboard" => matches!(&state.clipboard, Clipboard::Text(t) if !t.is_empty()),
+        // The simulated clipboard does not tell prose from a number or a name:
+        // what the text is comes from the copy that put it there.
+        "text_in_clipboard"
+        | "code_in_clipboard"
+        | "number_in_clipboard"
+        | "name_in_clipboard"
+        | "address_in_clipboard" => {
+            matches!(&state.clipboard, Clipboard::Text(t) if !t.is_empty())
+        }
         "table_in_clipboard" => matches!(state.clipboard, Clipboard::Table(_)),
         "img_in_clipboard" => matches!(state.clipboard, Clipboard::Image(_)),
         k if k.ends_with("_in_processing") => open(k),

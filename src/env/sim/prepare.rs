@@ -50,6 +50,12 @@ pub fn prepare(
                     param
                 })
             }
+            "code_in_clipboard" => state.clipboard = Clipboard::Text("print('prepared')".into()),
+            "number_in_clipboard" => state.clipboard = Clipboard::Text("42".into()),
+            "name_in_clipboard" => state.clipboard = Clipboard::Text("Prepared item".into()),
+            "address_in_clipboard" => {
+                state.clipboard = Clipboard::Text("https://example.com/prepared".into())
+            }
             "table_in_clipboard" => {
                 state.clipboard = Clipboard::Table("Item,Amount\nPrepared,1".into())
             }

@@ -179,7 +179,7 @@ impl OfflineCoder {
                             let c = c.get_ref();
                             c.text == plan.producer
                                 && c.click.iter().any(
-                                    |e| matches!(&e.op, Op::Copy { what } if what == "selection"),
+                                    |e| matches!(&e.op, Op::Copy { what, .. } if what == "selection"),
                                 )
                         })
                     })

@@ -277,10 +277,12 @@ impl OfflineExplorer {
                 values.insert(s.name.clone(), v);
             }
             disambiguate_free_texts(plan, &mut values, hs + i);
-            let after = match paths::execute(base, plan, &values) {
+            let after = match with_clipboard(base, plan, &values)
+                .and_then(|start| paths::execute(&start, plan, &values).map_err(|e| e.0))
+            {
                 Ok(a) => a,
                 Err(e) => {
-                    tracing::debug!(template = %plan.template(&[], &self.catalog), ?values, error = %e.0, "path failed");
+                    tracing::debug!(template = %plan.template(&[], &self.catalog), ?values, error = %e, "path failed");
                     continue;
                 }
             };
@@ -404,6 +406,7 @@ impl OfflineExplorer {
                 }
                 _ => None,
             })
+            .chain(plan.pastes.clone())
             .collect();
         let made: Vec<Resource> = sets.iter().flat_map(|(_, o)| o.clone()).collect();
         let mut params: Vec<ParameterSet> = Vec::new();
@@ -508,7 +511,13 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
         }
         groups.entry(key).or_default().push(p);
     }
+    // Per producer, a path that joins two files leads, then one that pastes what
+    // another subtask copied: the nodes that join two branches of a task.
     for g in groups.values_mut() {
+        if let Some(i) = g.iter().position(|p| p.pastes.is_some()) {
+            let pasting = g.remove(i);
+            g.insert(0, pasting);
+        }
         if let Some(i) = g.iter().position(|p| inputs(p) >= 2) {
             let joining = g.remove(i);
             g.insert(0, joining);
@@ -530,6 +539,24 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
         round += 1;
     }
     out
+}
+
+/// The desktop a plan starts from: `base`, with something on the clipboard when
+/// the plan pastes (what an earlier subtask would have copied).
+fn with_clipboard(
+    base: &SimDesktop,
+    plan: &Plan,
+    values: &ParameterSet,
+) -> Result<SimDesktop, String> {
+    let mut start = base.clone();
+    if let Some(kind) = &plan.pastes {
+        let wanted = Resource {
+            kind: kind.clone(),
+            parameter: None,
+        };
+        crate::env::Environment::prepare(&mut start, &plan.app, &wanted, values)?;
+    }
+    Ok(start)
 }
 
 /// A copy of the desktop on which every known resource holds (files of other
@@ -1116,6 +1143,7 @@ mod tests {
             screen: "compose".into(),
             reads: Vec::new(),
             native_ext: None,
+            pastes: None,
         };
         let mut values = ParameterSet::new();
         values.insert("email_sent".into(), "Contact list".into());

@@ -80,6 +80,9 @@ pub struct Plan {
     pub reads: Vec<String>,
     /// For a Save As: the application's own file extension (the first it lists).
     pub native_ext: Option<String>,
+    /// The clipboard kind the path pastes (`text_in_clipboard`...): an input that
+    /// takes no parameter, made by whichever subtask copied before.
+    pub pastes: Option<String>,
 }
 
 impl Plan {
@@ -157,7 +160,7 @@ fn op_templates(op: &Op) -> Vec<&str> {
         | Op::Record { path }
         | Op::Download { path } => vec![path],
         Op::CreateFile { path, content } => vec![path, content],
-        Op::Copy { what } => vec![what],
+        Op::Copy { what, .. } => vec![what],
         Op::SetProp { value, .. } => vec![value],
         Op::AppendDoc { text } => vec![text],
         Op::Rename { from, to } => vec![from, to],
@@ -180,8 +183,8 @@ fn needs_doc(op: &Op) -> bool {
     match op {
         Op::Save | Op::SaveAs { .. } | Op::Export { .. } | Op::SetProp { .. } => true,
         Op::AppendDoc { .. } | Op::InsertFile { .. } => true,
-        Op::Copy { what } => matches!(what.as_str(), "document" | "table" | "image"),
-        Op::Paste { into } => into == "document",
+        Op::Copy { what, .. } => matches!(what.as_str(), "document" | "table" | "image"),
+        Op::Paste { into, .. } => into == "document",
         Op::Require { when, .. } => when == "doc",
         _ => false,
     }
@@ -522,7 +525,7 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
             continue;
         }
         for m in &mods {
-            if let Some(v) = with_modifier(p, m) {
+            if let Some(v) = with_modifier(p, m, catalog) {
                 with_mods.push(v);
             }
         }
@@ -594,6 +597,15 @@ struct Modifier {
     /// The file kind the typed value names (an `insert_file`'s first kind): the
     /// value is then an input file, in slot `other_<kind>`.
     reads: Option<String>,
+    /// The clipboard kind a paste into the document reads.
+    pastes: Option<String>,
+    /// Does it change the document's text (a line, a file, a paste), not only a
+    /// property or the file on disk? Only such a change shows in a copy.
+    content: bool,
+    /// Does it change the document at all (not only save it)?
+    edits: bool,
+    /// The document kinds a paste makes sense in (empty: any).
+    into_kinds: Vec<String>,
 }
 
 fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<Modifier> {
@@ -612,7 +624,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
             matches!(
                 op,
                 Op::SetProp { .. } | Op::AppendDoc { .. } | Op::InsertFile { .. } | Op::Save
-            )
+            ) || matches!(op, Op::Paste { into, .. } if into == "document")
         };
         let only_doc = c
             .click
@@ -649,17 +661,74 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 .and_then(|x| kind_of_ext(catalog, x).into_iter().next()),
             _ => None,
         });
-        out.push(Modifier {
-            control: c.text.clone(),
-            phrase,
-            typed,
-            reads,
+        let pasted = c
+            .click
+            .iter()
+            .flat_map(|e| e.op.pasted_kinds())
+            .collect::<Vec<_>>();
+        let content = c.click.iter().any(|e| {
+            matches!(
+                e.op,
+                Op::AppendDoc { .. } | Op::InsertFile { .. } | Op::Paste { .. }
+            )
         });
+        let edits = c
+            .click
+            .iter()
+            .any(|e| !matches!(e.op, Op::Save | Op::Require { .. }));
+        let into_kinds: Vec<String> = c
+            .click
+            .iter()
+            .flat_map(|e| match &e.op {
+                Op::Paste { files, .. } => files.clone(),
+                _ => vec![],
+            })
+            .flat_map(|ext| kind_of_ext(catalog, &ext))
+            .collect();
+        if pasted.is_empty() {
+            out.push(Modifier {
+                control: c.text.clone(),
+                phrase: phrase.clone(),
+                typed: typed.clone(),
+                reads,
+                pastes: None,
+                content,
+                edits,
+                into_kinds: into_kinds.clone(),
+            });
+        }
+        // A paste reads what another subtask copied: one modifier per kind the
+        // target takes, worded after it ("paste the table on the clipboard").
+        for kind in pasted {
+            let what = catalog
+                .kinds
+                .get(&kind)
+                .map(|k| k.phrase_for(None))
+                .unwrap_or_else(|| "the clipboard".into());
+            out.push(Modifier {
+                control: c.text.clone(),
+                phrase: phrase.replacen("the clipboard", &what, 1),
+                typed: typed.clone(),
+                reads: None,
+                pastes: Some(kind),
+                content,
+                edits,
+                into_kinds: into_kinds.clone(),
+            });
+        }
     }
     out
 }
 
-fn with_modifier(p: &Plan, m: &Modifier) -> Option<Plan> {
+/// Is `kind` state the clipboard holds?
+pub fn on_clipboard(catalog: &Catalog, kind: &str) -> bool {
+    catalog
+        .kinds
+        .get(kind)
+        .is_some_and(|k| k.holder.as_deref() == Some("clipboard"))
+}
+
+fn with_modifier(p: &Plan, m: &Modifier, catalog: &Catalog) -> Option<Plan> {
     // Insert the modifier right after the opener (its click ends the input steps).
     let first_input = p.steps.iter().position(|s| {
         matches!(
@@ -678,7 +747,29 @@ fn with_modifier(p: &Plan, m: &Modifier) -> Option<Plan> {
     if p.clicked.contains(&m.control) {
         return None;
     }
+    // Saving the file before saving it under a new name, exporting or copying it
+    // changes nothing anyone gets.
+    if !m.edits {
+        return None;
+    }
+    // Before a copy, only a change to the text shows in what is copied (bold
+    // type or a save before "copy the text" is lost on the way); pasting what is
+    // on the clipboard and then copying over it hands nothing on.
+    // (A copied image carries its edits: the simulated desktop copies the image
+    // with its properties.)
+    let copies = p.produces.iter().any(|k| on_clipboard(catalog, k));
+    let carries_edits = p.produces.iter().any(|k| k == "img_in_clipboard");
+    if copies && (m.pastes.is_some() || !(m.content || (carries_edits && m.edits))) {
+        return None;
+    }
+    let opens_other = p.slots.iter().any(|s| {
+        matches!(&s.role, SlotRole::InputPath { kind } if !m.into_kinds.is_empty() && !m.into_kinds.contains(kind))
+    });
+    if opens_other {
+        return None;
+    }
     let mut v = p.clone();
+    v.pastes = m.pastes.clone();
     let mut insert = Vec::new();
     let mut phrase = m.phrase.clone();
     if let Some((control, field)) = &m.typed {
@@ -785,7 +876,7 @@ fn producer_plans(
     let mut names: Vec<String> = Vec::new();
     let mut selection = false;
     for e in &c.click {
-        if matches!(&e.op, Op::Copy { what } if what == "selection") {
+        if matches!(&e.op, Op::Copy { what, .. } if what == "selection") {
             selection = true;
         }
         if let Op::Require { when, .. } = &e.op {
@@ -1073,6 +1164,7 @@ fn producer_plans(
             Op::SaveAs { kinds, .. } => kinds.first().cloned(),
             _ => None,
         },
+        pastes: None,
     };
     for op in &extra_ops {
         classify(&mut base, op, catalog);
@@ -1080,28 +1172,51 @@ fn producer_plans(
     for e in &c.click {
         classify(&mut base, &e.op, catalog);
     }
-    // The producing phrase with its typed values.
-    let mut phrase = describe;
-    let mut extra: Vec<String> = Vec::new();
-    for &t in &typed_phrases {
-        let Some(slot) = base.slots.get(t) else {
-            continue;
-        };
-        let name = slot.name.clone();
-        match &slot.role {
-            SlotRole::OutputPath { .. } => phrase.push_str(&format!(" as '{{{name}}}'")),
-            SlotRole::OutputRecord { .. } => phrase.push_str(&format!(" '{{{name}}}'")),
-            _ => extra.push(format!("{} '{{{name}}}'", slot.label)),
+    // A typed field a button on the screen can fill from the clipboard (a mail's
+    // body): besides typing it, the path may paste what another subtask copied.
+    let mut bases = vec![with_typed(
+        base.clone(),
+        &describe,
+        &typed_phrases,
+        None,
+        catalog,
+    )];
+    if let Some((t, control, kinds)) = typed_phrases.iter().find_map(|&t| {
+        let slot = base.slots.get(t)?;
+        if !matches!(slot.role, SlotRole::Text { .. }) {
+            return None;
+        }
+        let x = cs.iter().find(|x| {
+            x.text != c.text
+                && !x.click.is_empty()
+                && x.click
+                    .iter()
+                    .all(|e| matches!(&e.op, Op::Paste { into, .. } if into == &slot.name))
+        })?;
+        Some((t, x.text.clone(), x.click[0].op.pasted_kinds()))
+    }) {
+        for kind in kinds {
+            let pasted = Pasted {
+                slot: t,
+                control: control.clone(),
+                kind,
+            };
+            bases.push(with_typed(
+                base.clone(),
+                &describe,
+                &typed_phrases,
+                Some(&pasted),
+                catalog,
+            ));
         }
     }
-    if !extra.is_empty() {
-        phrase.push_str(&format!(" with {}", extra.join(" and ")));
-    }
-    base.phrases.push(phrase);
 
     // One variant per input kind (and per output extension for Save As).
     let mut out = Vec::new();
-    for ik in input_kinds {
+    for (base, ik) in bases
+        .iter()
+        .flat_map(|b| input_kinds.iter().map(move |ik| (b, ik.clone())))
+    {
         let mut p = base.clone();
         if let Some(k) = &ik {
             let in_name = if p.slot("@in").is_some() {
@@ -1171,6 +1286,70 @@ fn producer_plans(
     out
 }
 
+/// A typed field filled from the clipboard instead: the slot (index into the
+/// plan's slots), the button that pastes into it, the clipboard kind it reads.
+struct Pasted {
+    slot: usize,
+    control: String,
+    kind: String,
+}
+
+/// `base` with its producing phrase: `describe` followed by the values typed into
+/// slots `typed` ("send the e-mail '{email_sent}' with To '{email_address}'"). With
+/// `pasted`, that slot's Edit is filled by clicking its paste button rather than by
+/// typing, and the phrase names the clipboard's content instead of a value.
+fn with_typed(
+    mut base: Plan,
+    describe: &str,
+    typed: &[usize],
+    pasted: Option<&Pasted>,
+    catalog: &Catalog,
+) -> Plan {
+    let mut phrase = describe.to_string();
+    let mut extra: Vec<String> = Vec::new();
+    for &t in typed {
+        let Some(slot) = base.slots.get(t) else {
+            continue;
+        };
+        let name = slot.name.clone();
+        match &slot.role {
+            SlotRole::OutputPath { .. } => phrase.push_str(&format!(" as '{{{name}}}'")),
+            SlotRole::OutputRecord { .. } => phrase.push_str(&format!(" '{{{name}}}'")),
+            _ if pasted.is_some_and(|p| p.slot == t) => {
+                let kind = &pasted.map(|p| p.kind.clone()).unwrap_or_default();
+                let what = catalog
+                    .kinds
+                    .get(kind)
+                    .map(|k| k.phrase_for(None))
+                    .unwrap_or_else(|| "the clipboard".into());
+                extra.push(format!("{what} as {}", slot.label))
+            }
+            _ => extra.push(format!("{} '{{{name}}}'", slot.label)),
+        }
+    }
+    if !extra.is_empty() {
+        phrase.push_str(&format!(" with {}", extra.join(" and ")));
+    }
+    base.phrases.push(phrase);
+    if let Some(p) = pasted {
+        let name = base.slots[p.slot].name.clone();
+        for st in &mut base.steps {
+            if matches!(st, Step::Type { slot, .. } if slot == &name) {
+                *st = Step::Click(p.control.clone());
+            }
+        }
+        base.slots.remove(p.slot);
+        let at = base
+            .clicked
+            .iter()
+            .position(|c| c == &base.producer)
+            .unwrap_or(base.clicked.len());
+        base.clicked.insert(at, p.control.clone());
+        base.pastes = Some(p.kind.clone());
+    }
+    base
+}
+
 fn sets_field(op: &Op, name: &str) -> bool {
     match op {
         Op::Visit { .. } => name == "url" || name == "page",
@@ -1178,7 +1357,7 @@ fn sets_field(op: &Op, name: &str) -> bool {
         Op::Capture { .. } => name == "last_capture",
         Op::Record { .. } => name == "last_recording",
         Op::Run { .. } => name == "output",
-        Op::Paste { into } => into == name,
+        Op::Paste { into, .. } => into == name,
         Op::AppendField { field, .. } => field == name,
         _ => false,
     }
@@ -1566,6 +1745,24 @@ pub fn execute(
 ) -> Result<SimDesktop, RunFailure> {
     let mut d = base.clone();
     d.launch(&plan.app).map_err(|e| RunFailure(e.to_string()))?;
+    Ok(actions_of(&d, plan, values)?.0)
+}
+
+/// Runs the steps of `plan` with `values` from `start` (the application's window
+/// already in front): the desktop after them and every action taken, in order
+/// (the clicks, typing, scrolling and double clicks the steps come down to).
+///
+/// # Errors
+/// The first step that fails, with the desktop's feedback.
+pub fn actions_of(
+    start: &SimDesktop,
+    plan: &Plan,
+    values: &ParameterSet,
+) -> Result<(SimDesktop, Vec<Action>), RunFailure> {
+    let mut d = Runner {
+        d: start.clone(),
+        log: Vec::new(),
+    };
     for step in &plan.steps {
         match step {
             Step::Click(text) => act(&mut d, click(text))?,
@@ -1615,7 +1812,7 @@ pub fn execute(
             }
         }
     }
-    Ok(d)
+    Ok((d.d, d.log))
 }
 
 /// Keys in pywinauto notation that type `text` literally.
@@ -1645,8 +1842,17 @@ fn click(text: &str) -> Action {
     }
 }
 
-fn act(d: &mut SimDesktop, a: Action) -> Result<(), RunFailure> {
+/// A desktop being driven, with the actions taken on it.
+struct Runner {
+    d: SimDesktop,
+    log: Vec<Action>,
+}
+
+fn act(r: &mut Runner, a: Action) -> Result<(), RunFailure> {
+    let d = &mut r.d;
     let out = d.step(&a);
+    r.log.push(a);
+    let d = &r.d;
     if !out.ok {
         return Err(RunFailure(out.observation.feedback.unwrap_or_default()));
     }
@@ -1663,9 +1869,9 @@ fn visible(d: &SimDesktop, name: &str) -> bool {
 }
 
 /// Clicks item `name` of List `list`, scrolling it into view.
-fn select_visible(d: &mut SimDesktop, list: &str, name: &str) -> Result<(), RunFailure> {
+fn select_visible(d: &mut Runner, list: &str, name: &str) -> Result<(), RunFailure> {
     for _ in 0..20 {
-        if visible(d, name) {
+        if visible(&d.d, name) {
             return act(d, click(name));
         }
         let a = Action {
@@ -1673,19 +1879,19 @@ fn select_visible(d: &mut SimDesktop, list: &str, name: &str) -> Result<(), RunF
             control_label: None,
             control_text: list.to_string(),
         };
-        let before = d
-            .state()
-            .windows
-            .iter()
-            .map(|w| w.scroll.clone())
-            .collect::<Vec<_>>();
+        let before =
+            d.d.state()
+                .windows
+                .iter()
+                .map(|w| w.scroll.clone())
+                .collect::<Vec<_>>();
         act(d, a)?;
-        let after = d
-            .state()
-            .windows
-            .iter()
-            .map(|w| w.scroll.clone())
-            .collect::<Vec<_>>();
+        let after =
+            d.d.state()
+                .windows
+                .iter()
+                .map(|w| w.scroll.clone())
+                .collect::<Vec<_>>();
         if before == after {
             break;
         }
@@ -1694,7 +1900,7 @@ fn select_visible(d: &mut SimDesktop, list: &str, name: &str) -> Result<(), RunF
 }
 
 /// Navigates a folder list to the parent of `path` and selects it.
-fn select_path(d: &mut SimDesktop, list: &str, path: &str) -> Result<(), RunFailure> {
+fn select_path(d: &mut Runner, list: &str, path: &str) -> Result<(), RunFailure> {
     let target = vfs::normalize(path, vfs::HOME).map_err(|e| RunFailure(e.to_string()))?;
     let parent = vfs::parent(&target).to_string();
     let cwd = |d: &SimDesktop| {
@@ -1704,10 +1910,10 @@ fn select_path(d: &mut SimDesktop, list: &str, path: &str) -> Result<(), RunFail
             .and_then(|w| w.fields.get("cwd").cloned())
             .unwrap_or_default()
     };
-    if cwd(d) != parent {
+    if cwd(&d.d) != parent {
         // The sidebar button for the longest matching folder.
         let mut best: Option<(usize, String)> = None;
-        for c in &d.live().controls {
+        for c in &d.d.live().controls {
             if c.info.control_type != "Button" {
                 continue;
             }
@@ -1725,15 +1931,15 @@ fn select_path(d: &mut SimDesktop, list: &str, path: &str) -> Result<(), RunFail
             act(d, click(&b))?;
         }
         let mut guard = 0;
-        while cwd(d) != parent && guard < 8 {
+        while cwd(&d.d) != parent && guard < 8 {
             guard += 1;
-            let cur = cwd(d);
+            let cur = cwd(&d.d);
             let rest = parent
                 .strip_prefix(&format!("{cur}/"))
                 .ok_or_else(|| RunFailure(format!("cannot reach {parent} from {cur}")))?;
             let next = rest.split('/').next().unwrap_or_default().to_string();
             for _ in 0..20 {
-                if visible(d, &next) {
+                if visible(&d.d, &next) {
                     break;
                 }
                 act(
@@ -1819,5 +2025,58 @@ mod tests {
             )),
             "{new:?}"
         );
+    }
+
+    #[test]
+    fn a_document_plan_may_paste_what_another_subtask_copied() {
+        let (d, c) = setup();
+        let ps = plans(&d.app("Sheets").unwrap().spec, &c);
+        let paste = ps
+            .iter()
+            .find(|p| {
+                p.pastes.as_deref() == Some("table_in_clipboard")
+                    && p.base_template().contains("under a new name")
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no Sheets plan pastes a table then saves: {:#?}",
+                    ps.iter()
+                        .map(|p| (p.base_template(), p.producer.clone(), p.pastes.clone()))
+                        .collect::<Vec<_>>()
+                )
+            });
+        assert_eq!(paste.pastes.as_deref(), Some("table_in_clipboard"));
+        assert!(
+            paste
+                .base_template()
+                .contains("paste the table on the clipboard"),
+            "{}",
+            paste.base_template()
+        );
+        // Pasting and then copying over it is not a plan.
+        assert!(!ps
+            .iter()
+            .any(|p| p.pastes.is_some() && p.produces.iter().any(|k| on_clipboard(&c, k))));
+    }
+
+    #[test]
+    fn a_typed_field_with_a_paste_button_has_a_pasting_variant() {
+        let (d, c) = setup();
+        let ps = plans(&d.app("Mail").unwrap().spec, &c);
+        let paste = ps
+            .iter()
+            .find(|p| p.pastes.is_some() && p.producer == "Send")
+            .unwrap_or_else(|| {
+                panic!(
+                    "{:#?}",
+                    ps.iter().map(|p| p.base_template()).collect::<Vec<_>>()
+                )
+            });
+        // The body is pasted, not typed: no slot, a click on the paste button.
+        assert!(paste.slot("body").is_none(), "{:?}", paste.slots);
+        assert!(paste.clicked.iter().any(|c| c.contains("Paste")));
+        assert!(paste
+            .base_template()
+            .contains("the text on the clipboard as"));
     }
 }

@@ -13,6 +13,8 @@
 //! lead        := "Separately," | "Independently," | "Also," | "First,"  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
 //!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
+//!              | "Then, once " ... " ready,"        -- both: the sentence before and the
+//!                                                     steps that make the names
 //! explicit    := [preamble] step ( " " step )*
 //! preamble    := any text without a step marker, e.g.
 //!                "Steps (each after the steps it names, otherwise in any order):"

@@ -260,7 +260,10 @@ fn parse_natural(sentences: &[&str]) -> Result<Steps, ReconstructError> {
         match lead {
             Lead::None | Lead::Previous if i > 0 => edges.push((i - 1, i)),
             Lead::None | Lead::Previous | Lead::Independent => {}
-            Lead::Once(names) => {
+            Lead::Once { previous, names } => {
+                if previous && i > 0 {
+                    edges.push((i - 1, i));
+                }
                 for name in names {
                     let maker = steps
                         .iter()
@@ -286,8 +289,9 @@ enum Lead<'a> {
     Previous,
     /// "Separately,": nothing.
     Independent,
-    /// "Once 'a' and 'b' are ready,": the steps that quote these names.
-    Once(Vec<&'a str>),
+    /// "Once 'a' and 'b' are ready,": the steps that quote these names; "Then,
+    /// once 'a' is ready,": those and the sentence before (`previous`).
+    Once { previous: bool, names: Vec<&'a str> },
 }
 
 /// The sentence's lead and the clause after it.
@@ -296,35 +300,51 @@ fn natural_lead(sentence: &str) -> (Lead<'_>, &str) {
         for lead in leads {
             if let Some(rest) = strip_prefix_ci(sentence, lead) {
                 if let Some(rest) = rest.strip_prefix(',') {
-                    let lead = if kind == 0 {
-                        Lead::Previous
-                    } else {
-                        Lead::Independent
-                    };
-                    return (lead, rest.trim_start());
+                    let rest = rest.trim_start();
+                    if kind == 0 {
+                        if let Some((names, clause)) = once_lead(rest) {
+                            return (
+                                Lead::Once {
+                                    previous: true,
+                                    names,
+                                },
+                                clause,
+                            );
+                        }
+                        return (Lead::Previous, rest);
+                    }
+                    return (Lead::Independent, rest);
                 }
             }
         }
     }
-    if let Some(rest) = strip_prefix_ci(sentence, ONCE) {
-        // The lead ends at the first "ready," outside quotes.
-        let mask = text::quote_mask(rest);
-        let lower = rest.to_ascii_lowercase();
-        let end = lower
-            .match_indices(READY)
-            .map(|(at, _)| at)
-            .find(|&at| !mask[at]);
-        if let Some(at) = end {
-            let names: Vec<&str> = text::quoted_spans(&rest[..at])
-                .into_iter()
-                .map(unquote)
-                .collect();
-            if !names.is_empty() {
-                return (Lead::Once(names), rest[at + READY.len()..].trim_start());
-            }
-        }
+    if let Some((names, clause)) = once_lead(sentence) {
+        return (
+            Lead::Once {
+                previous: false,
+                names,
+            },
+            clause,
+        );
     }
     (Lead::None, sentence)
+}
+
+/// The names of a leading "Once 'a' and 'b' are ready," and the clause after it.
+fn once_lead(sentence: &str) -> Option<(Vec<&str>, &str)> {
+    let rest = strip_prefix_ci(sentence, ONCE)?;
+    // The lead ends at the first "ready," outside quotes.
+    let mask = text::quote_mask(rest);
+    let lower = rest.to_ascii_lowercase();
+    let at = lower
+        .match_indices(READY)
+        .map(|(at, _)| at)
+        .find(|&at| !mask[at])?;
+    let names: Vec<&str> = text::quoted_spans(&rest[..at])
+        .into_iter()
+        .map(unquote)
+        .collect();
+    (!names.is_empty()).then(|| (names, rest[at + READY.len()..].trim_start()))
 }
 
 /// Ends the lead of a "Once 'x' is ready," sentence.
@@ -492,6 +512,16 @@ mod tests {
             ]
         );
         assert_eq!(p.edges, vec![(0, 2), (1, 2), (2, 3), (3, 4)]);
+    }
+
+    #[test]
+    fn then_once_waits_for_the_sentence_before_and_the_named_step() {
+        let p = parse(
+            "Save 'a'. Separately, copy the text. Then, once 'a' is ready, paste it into 'a'.",
+        )
+        .unwrap();
+        assert_eq!(p.steps[2], "paste it into 'a'");
+        assert_eq!(p.edges, vec![(1, 2), (0, 2)]);
     }
 
     #[test]

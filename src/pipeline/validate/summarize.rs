@@ -211,20 +211,33 @@ fn natural_clause(instruction: &str) -> String {
 }
 
 /// A topological order that follows hand-offs: after each node, the next is one of
-/// its successors when one is ready, so a chain reads as a chain. Ties keep the
-/// order of `preferred` (a topological order of the DAG).
+/// its successors when one is ready, so a chain reads as a chain. A node whose
+/// successors all still wait for other nodes comes after those when it can (the
+/// copy right before its paste, once the document it goes into is made), so the
+/// successor can follow it. Ties keep the order of `preferred` (a topological
+/// order of the DAG).
 pub(crate) fn chain_order(rel: &Relations, preferred: &[usize]) -> Vec<usize> {
     let n = rel.len();
     let mut placed = vec![false; n];
     let mut order: Vec<usize> = Vec::with_capacity(n);
     let preds: Vec<Vec<usize>> = (0..n).map(|v| rel.preds(v)).collect();
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|v| (0..n).filter(|&w| preds[w].contains(&v)).collect())
+        .collect();
     while order.len() < n {
         let ready = |v: usize| !placed[v] && preds[v].iter().all(|&u| placed[u]);
+        let waits = |v: usize| {
+            !succs[v].is_empty()
+                && succs[v]
+                    .iter()
+                    .all(|&s| preds[s].iter().any(|&u| u != v && !placed[u]))
+        };
         let last = order.last().copied();
         let next = preferred
             .iter()
             .copied()
             .find(|&v| ready(v) && last.is_some_and(|l| preds[v].contains(&l)))
+            .or_else(|| preferred.iter().copied().find(|&v| ready(v) && !waits(v)))
             .or_else(|| preferred.iter().copied().find(|&v| ready(v)));
         let Some(v) = next else { break };
         placed[v] = true;
@@ -264,17 +277,25 @@ fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<
             };
             format!("{lead} {}", text::decapitalize(clause))
         } else {
+            // The sentence before is said with "Then,"; the others by a name each
+            // (a paste waits for the copy just before it and a file made earlier).
+            let previous = preds.contains(&order[p - 1]);
             let mut names = Vec::with_capacity(preds.len());
-            for &u in &preds {
+            for &u in preds.iter().filter(|&&u| !previous || u != order[p - 1]) {
                 let at = order.iter().position(|&w| w == u)?;
                 names.push(format!("'{}'", handoff_name(order, clauses, at, v)?));
             }
             let verb = if names.len() == 1 { "is" } else { "are" };
-            format!(
-                "{ONCE} {} {verb} ready, {}",
-                text::join_and(&names),
-                text::decapitalize(clause)
-            )
+            let once = format!(
+                "{} {} {verb} ready,",
+                ONCE.to_lowercase(),
+                text::join_and(&names)
+            );
+            if previous {
+                format!("{} {once} {}", NEXT_LEADS[0], text::decapitalize(clause))
+            } else {
+                format!("{} {}", text::capitalize(&once), text::decapitalize(clause))
+            }
         };
         sentences.push(format!("{sentence}."));
     }

@@ -26,6 +26,14 @@
 //! outputs before every named event happened, are dropped. A plan that
 //! reaches the goal is then pruned of detours ([`prune`]).
 //!
+//! Before searching, it tries the path the application's spec gives for the
+//! subtask (the static analysis the explorer words instructions from and the
+//! coder derives checks from, [`crate::pipeline::explore::paths`]): when those
+//! steps reach the goal without writing over an input or losing edits, they are
+//! the demonstration, in the order the instruction names the actions. A search
+//! found demonstrations that satisfied every check by detours a person would not
+//! take (a new deck saved over the one to edit, then re-opened).
+//!
 //! Moves are the visible controls of the subtask's application: clicks on buttons,
 //! menu items and relevant list items (named by a parameter or the instruction),
 //! double clicks on those items, parameter values typed into Edit fields (with and
@@ -50,6 +58,7 @@ use crate::env::sim::{vfs, Target};
 use crate::env::{EventKind, SimDesktop};
 use crate::llm::{ActRequest, ActorStep, LlmError, OfflineRole, Outcome, StepStatus};
 use crate::model::{placeholders, Action, ActionCall, ParameterSet, Subtask};
+use crate::pipeline::explore::paths;
 use crate::resources::Catalog;
 
 /// Expansions per search.
@@ -107,6 +116,8 @@ pub struct OfflineActor {
     catalog: Catalog,
     subtasks: Vec<Subtask>,
     plans: Mutex<HashMap<String, Arc<Vec<PlannedStep>>>>,
+    /// The static paths of each application (by name), for [`OfflineActor::hint`].
+    paths: Mutex<HashMap<String, Arc<Vec<paths::Plan>>>>,
 }
 
 impl std::fmt::Debug for OfflineActor {
@@ -188,6 +199,7 @@ impl OfflineActor {
             catalog,
             subtasks,
             plans: Mutex::new(HashMap::new()),
+            paths: Mutex::new(HashMap::new()),
         }
     }
 
@@ -219,9 +231,46 @@ impl OfflineActor {
             return Ok(p.clone());
         }
         let start = start_state(&self.base, inst)?;
-        let plan = Arc::new(search(&start, inst, goals, true));
+        let hint = if *goals == Subgoals::default() {
+            self.hint(&start, inst)
+        } else {
+            None
+        };
+        let plan = Arc::new(guided_search(&start, inst, goals, true, hint.as_deref()));
         self.lock().insert(key, plan.clone());
         Ok(plan)
+    }
+
+    /// The actions of the path the application's spec gives for the instance's
+    /// subtask (the one its instruction was worded from, see
+    /// [`crate::pipeline::explore::paths`]), run with its parameters from `start`
+    /// with the application open. `None` when no path words the instruction or
+    /// the path fails.
+    fn hint(&self, start: &SimDesktop, inst: &Instance) -> Option<Vec<Action>> {
+        let spec = &start.app(&inst.application)?.spec;
+        let plans = {
+            let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+            cache
+                .entry(inst.application.clone())
+                .or_insert_with(|| Arc::new(paths::plans(spec, &self.catalog)))
+                .clone()
+        };
+        let worded = |p: &&paths::Plan| {
+            let base = crate::model::fill_placeholders(&p.base_template(), &inst.params);
+            inst.instruction == format!("{base}.")
+                || inst
+                    .instruction
+                    .starts_with(&format!("{base}{}", paths::COMPUTED_LEAD))
+        };
+        let plan = plans
+            .iter()
+            .filter(worded)
+            .max_by_key(|p| p.base_template().len())?;
+        let mut desk = start.clone();
+        desk.launch(&inst.application).ok()?;
+        paths::actions_of(&desk, plan, &inst.params)
+            .ok()
+            .map(|(_, actions)| actions)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Vec<PlannedStep>>>> {
@@ -882,11 +931,24 @@ pub fn search(
     goals: &Subgoals,
     show_desktop: bool,
 ) -> Vec<PlannedStep> {
+    guided_search(start, inst, goals, show_desktop, None)
+}
+
+/// [`search`], trying the steps of `hint` first (the path the application's spec
+/// gives for the subtask): when they reach the goal as a careful person works,
+/// they are the plan (pruned of detours), in the order the instruction names them.
+pub fn guided_search(
+    start: &SimDesktop,
+    inst: &Instance,
+    goals: &Subgoals,
+    show_desktop: bool,
+    hint: Option<&[Action]>,
+) -> Vec<PlannedStep> {
     // First as a careful person works (never writing over a file the subtask
     // only reads); when no such plan is found within the budget, as before.
-    match search_with(start, inst, goals, show_desktop, true) {
+    match search_with(start, inst, goals, show_desktop, true, hint) {
         (plan, true) => plan,
-        (_, false) => search_with(start, inst, goals, show_desktop, false).0,
+        (_, false) => search_with(start, inst, goals, show_desktop, false, None).0,
     }
 }
 
@@ -898,6 +960,7 @@ fn search_with(
     goals: &Subgoals,
     show_desktop: bool,
     careful: bool,
+    hint: Option<&[Action]>,
 ) -> (Vec<PlannedStep>, bool) {
     let fields: Vec<String> = start
         .app(&inst.application)
@@ -991,6 +1054,14 @@ fn search_with(
             };
             root.step_quiet(&step.action);
             prefix.push(step);
+        }
+    }
+    // The spec's own path is not pruned: each of its steps is an action the
+    // instruction names (a paste the outputs would not need is still asked for).
+    if let Some(steps) = hint.and_then(|h| hinted_steps(&root, &inst.application, h)) {
+        if reaches(&root, &goal, &steps, careful) {
+            prefix.extend(steps);
+            return (explain(start, &goal, prefix), true);
         }
     }
     // The frontier holds (distance, cost, node).
@@ -1138,6 +1209,15 @@ fn described_clicks(desk: &SimDesktop, inst: &Instance) -> Vec<String> {
             for e in &c.click {
                 if let Some(d) = &e.describe {
                     described.push((d.to_lowercase(), c.text.clone()));
+                    // A paste is worded after what it pastes ("paste the table on
+                    // the clipboard into the sheet").
+                    for kind in e.op.pasted_kinds() {
+                        if let Some(k) = desk.kinds().get(&kind) {
+                            let what = k.phrase_for(None);
+                            let worded = d.replacen("the clipboard", &what, 1);
+                            described.push((worded.to_lowercase(), c.text.clone()));
+                        }
+                    }
                 }
             }
         }
@@ -1531,29 +1611,71 @@ const PRUNE_RUN: usize = 3;
 /// steps whose removal keeps every remaining step valid and the goal reached,
 /// longest runs first, until no run can go. Best-first search finds a plan, not
 /// the shortest one, and a demonstration should not wander.
+/// Do `steps` from `root` reach the goal without a step the search would refuse
+/// (an error, lost edits, with `careful` a write over an input)?
+fn reaches(root: &SimDesktop, goal: &Goal<'_>, steps: &[PlannedStep], careful: bool) -> bool {
+    let mut desk = root.clone();
+    let mut cutoff = None;
+    for s in steps {
+        let held = goal.outputs_hold(&desk);
+        let before = desk.clone();
+        if !desk.step_quiet(&s.action)
+            || shows_error(&desk)
+            || discards_edits(&before, &desk)
+            || (careful && overwrites_input(goal.inst, &desk))
+        {
+            return false;
+        }
+        cutoff = next_cutoff(goal, cutoff, held, &desk);
+    }
+    goal.distance(&desk, cutoff).0 == 0
+}
+
+/// The `hint` actions (the application's own path to the subtask, see
+/// [`OfflineActor::hint`]) as planned steps from `root`: the launcher first when
+/// the application is not open, each action named by the label of the control it
+/// acts on. `None` when a control is missing.
+fn hinted_steps(root: &SimDesktop, app: &str, hint: &[Action]) -> Option<Vec<PlannedStep>> {
+    let mut desk = root.clone();
+    let mut out = Vec::new();
+    let open = desk.state().windows.iter().any(|w| w.app == app);
+    let mut actions: Vec<Action> = Vec::new();
+    if !open {
+        let launcher = desk.live().controls.iter().find_map(|c| match c.target {
+            Target::Launch(i) if desk.apps().get(i).is_some_and(|a| a.spec.name == app) => {
+                Some(click(&c.info.label, &c.info.control_text, false))
+            }
+            _ => None,
+        })?;
+        actions.push(launcher);
+    }
+    actions.extend(hint.iter().cloned());
+    for mut action in actions {
+        let label = desk
+            .live()
+            .controls
+            .iter()
+            .find(|c| c.info.control_text == action.control_text)
+            .map(|c| c.info.label.clone())?;
+        action.control_label = Some(label);
+        if !desk.step_quiet(&action) {
+            return None;
+        }
+        out.push(PlannedStep {
+            action,
+            thought: String::new(),
+        });
+    }
+    Some(out)
+}
+
 fn prune(
     root: &SimDesktop,
     goal: &Goal<'_>,
     mut steps: Vec<PlannedStep>,
     careful: bool,
 ) -> Vec<PlannedStep> {
-    let reaches = |steps: &[PlannedStep]| {
-        let mut desk = root.clone();
-        let mut cutoff = None;
-        for s in steps {
-            let held = goal.outputs_hold(&desk);
-            let before = desk.clone();
-            if !desk.step_quiet(&s.action)
-                || shows_error(&desk)
-                || discards_edits(&before, &desk)
-                || (careful && overwrites_input(goal.inst, &desk))
-            {
-                return false;
-            }
-            cutoff = next_cutoff(goal, cutoff, held, &desk);
-        }
-        goal.distance(&desk, cutoff).0 == 0
-    };
+    let reaches = |steps: &[PlannedStep]| reaches(root, goal, steps, careful);
     'again: loop {
         for run in (1..=PRUNE_RUN.min(steps.len())).rev() {
             for i in 0..=steps.len() - run {
