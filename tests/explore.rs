@@ -290,7 +290,8 @@ fn code_request(s: &Subtask, feedback: Option<String>) -> CodeRequest {
 }
 
 /// Runs subtask `s` (parameter set 0) along its static path on a desktop where
-/// every proposed output exists (so inputs made by other subtasks hold).
+/// every proposed output exists (so inputs made by other subtasks hold), with
+/// something on the clipboard when it pastes.
 fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimDesktop> {
     let app = &base.app(&s.application)?.spec;
     let plan = paths::plans(app, catalog).into_iter().find(|p| {
@@ -299,7 +300,19 @@ fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimD
             || s.instruction_template
                 .starts_with(&format!("{b}{}", paths::COMPUTED_LEAD))
     })?;
-    paths::execute(base, &plan, &s.available_parameters[0]).ok()
+    let params = &s.available_parameters[0];
+    let mut start = base.clone();
+    for slot in &s.input_resources {
+        let kind = synth::resources::split_slot(slot).0;
+        if catalog.kinds.get(kind).is_some_and(|k| k.holder.is_some()) {
+            let held = synth::resources::Resource {
+                kind: kind.to_string(),
+                parameter: None,
+            };
+            synth::env::Environment::prepare(&mut start, &s.application, &held, params).ok()?;
+        }
+    }
+    paths::execute(&start, &plan, params).ok()
 }
 
 #[test]

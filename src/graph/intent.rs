@@ -25,7 +25,7 @@ pub struct IntentNode<'a> {
     pub outputs: &'a [Resource],
 }
 
-/// The task's intent statement: "To <purpose>, get <results> from <starting
+/// The task's intent statement: "To <purpose>, get <results>, using <starting
 /// points>." `order` lists node indices in a topological order.
 pub fn statement(
     catalog: &Catalog,
@@ -76,8 +76,10 @@ pub fn statement(
         sentence.push_str("Get ");
     }
     sentence.push_str(&join_and(&results));
+    // "using", not "from": the starting points are what the work needs (a
+    // contact a mail goes to is no source of it).
     if !sources.is_empty() {
-        sentence.push_str(" from ");
+        sentence.push_str(", using ");
         sentence.push_str(&join_and(&sources));
     }
     sentence.push('.');
@@ -160,7 +162,7 @@ mod tests {
         let s = statement(&cat, &nodes, &[0, 1], "Web Research");
         assert_eq!(
             s,
-            "To keep what you found online, get the text file '/home/user/a.txt' from the web page 'https://example.com/a'."
+            "To keep what you found online, get the text file '/home/user/a.txt', using the web page 'https://example.com/a'."
         );
         assert!(
             !s.contains("a.pdf"),

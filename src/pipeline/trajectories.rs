@@ -178,8 +178,11 @@ pub enum AssembleError {
 /// A subtask trajectory was recorded from the initial desktop: it clicks "Start"
 /// (show the desktop) and launches its application. In a task, an earlier node
 /// may have left that application's window open. The joined trajectory then
-/// continues in it: a click on its taskbar button when it is not in front, and the
-/// subtask's steps without the "Start" click and the launch. Likewise a "Start"
+/// continues in it: a click on its taskbar button when it is not in front, a click
+/// back to the application's first screen when the window is still on another
+/// one (the contacts list after adding a contact) and the node's first control is
+/// not shown, and the subtask's steps without the "Start" click and the launch.
+/// Likewise a "Start"
 /// click is left out while the desktop is already shown. Each such shortcut is
 /// kept only when the node, followed by the graph evaluator while joining,
 /// completes with it; otherwise (the open window is on another screen, holds other
@@ -412,6 +415,20 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
             }
         }
     }
+    // The window may be where the earlier node left it (the contacts list after
+    // adding a contact): back to the application's first screen, as a person
+    // would, when the node's next control is not on this one.
+    if let Some(next) = t.actions.get(skip) {
+        for _ in 0..3 {
+            if !ok || shows(&j.desk, &next.control_text) {
+                break;
+            }
+            match home_step(&j.desk, app) {
+                Some(step) => ok &= j.play(step, None),
+                None => break,
+            }
+        }
+    }
     for (i, a) in t.actions.iter().enumerate().skip(skip) {
         if !ok {
             break;
@@ -419,6 +436,48 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
         ok &= j.push(a, t.observations.get(i));
     }
     ok
+}
+
+/// Does the screen show a control with this text?
+fn shows(desk: &SimDesktop, text: &str) -> bool {
+    desk.live()
+        .controls
+        .iter()
+        .any(|c| c.info.control_text == text)
+}
+
+/// A click that takes `app`'s window (in front) back towards its first screen: a
+/// control of the current screen that only goes there or only goes back.
+fn home_step(desk: &SimDesktop, app: &str) -> Option<TrajectoryAction> {
+    use crate::env::spec::Op;
+    let state = desk.state();
+    let window = state.active.and_then(|i| state.windows.get(i))?;
+    if window.app != app {
+        return None;
+    }
+    let spec = &desk.app(app)?.spec;
+    if window.screen == spec.start {
+        return None;
+    }
+    let screen = spec.screens.get(&window.screen)?;
+    let home = screen.controls.iter().map(|c| c.get_ref()).find(|c| {
+        !c.click.is_empty()
+            && c.click.iter().all(|e| match &e.op {
+                Op::Goto { screen } => screen == &spec.start,
+                Op::Back => true,
+                _ => false,
+            })
+    })?;
+    let obs = desk.observe();
+    let c = obs.controls.iter().find(|c| c.control_text == home.text)?;
+    Some(click_step(
+        c,
+        format!(
+            "The {app} window is still where the previous step left it; '{}' brings back its main screen, where this step starts.",
+            home.text
+        ),
+        format!("Click '{}'", home.text),
+    ))
 }
 
 /// A click on `app`'s taskbar button to bring its open window to the front, with

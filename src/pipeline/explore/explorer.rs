@@ -44,8 +44,8 @@ impl OfflineExplorer {
         };
         let seed = seed_of(req);
         let mut known = req.known_resources.clone();
-        let mut base = materialize(&self.desktop, &known);
-        let mut before = base.current_resources();
+        // Every value on the desktop is taken: no new file gets an existing name.
+        let before = materialize(&self.desktop, &known).current_resources();
         let mut taken: BTreeSet<String> = req
             .known_resources
             .iter()
@@ -74,16 +74,9 @@ impl OfflineExplorer {
             if out.len() >= req.max_subtasks {
                 break;
             }
-            if let Some((p, made)) = self.try_plan(
-                &plan,
-                req,
-                &known,
-                &base,
-                &before,
-                &mut taken,
-                seed,
-                &mut used_inputs,
-            ) {
+            if let Some((p, made)) =
+                self.try_plan(&plan, req, &known, &mut taken, seed, &mut used_inputs)
+            {
                 out.push(p);
                 let fresh: Vec<KnownResource> = made
                     .into_iter()
@@ -96,11 +89,7 @@ impl OfflineExplorer {
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
-                if !fresh.is_empty() {
-                    known.extend(fresh);
-                    base = materialize(&self.desktop, &known);
-                    before = base.current_resources();
-                }
+                known.extend(fresh);
             }
         }
         out
@@ -112,8 +101,6 @@ impl OfflineExplorer {
         plan: &Plan,
         req: &ExploreRequest,
         known: &[KnownResource],
-        base: &SimDesktop,
-        before: &BTreeSet<Resource>,
         taken: &mut BTreeSet<String>,
         seed: u64,
         used_inputs: &mut BTreeMap<String, usize>,
@@ -271,12 +258,40 @@ impl OfflineExplorer {
                         output_path(kind, &ext, &stem, in_dir.as_deref(), &suffix, &avoid)
                     }
                     SlotRole::OutputRecord { kind } => output_record(kind, &stem, i, &local_taken),
+                    // A command whose output is copied must print something (a
+                    // redirect into a file leaves nothing to copy).
+                    SlotRole::Text { field }
+                        if field == "command"
+                            && plan
+                                .produces
+                                .iter()
+                                .any(|k| paths::on_clipboard(&self.catalog, k)) =>
+                    {
+                        ["ls ~/Documents", "ls ~/Projects", "ls ~/Pictures"][(hs + i) % 3]
+                            .to_string()
+                    }
                     SlotRole::Text { field } => text_value(field, &stem, hs + i),
                     SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
                 };
                 values.insert(s.name.clone(), v);
             }
             disambiguate_free_texts(plan, &mut values, hs + i);
+            // Each set runs on a desktop with only the files and records it reads:
+            // an output the application names itself (the board's 'board.md') is
+            // then the one a fresh desktop gives, not 'board-2.md' after another
+            // subtask's export (which a task without that subtask cannot make).
+            let needed: Vec<KnownResource> = known
+                .iter()
+                .filter(|k| {
+                    k.parameter
+                        .as_ref()
+                        .is_some_and(|p| values.values().any(|v| v == p))
+                })
+                .cloned()
+                .collect();
+            let own = materialize(&self.desktop, &needed);
+            let own_before = own.current_resources();
+            let (base, before) = (&own, &own_before);
             let after = match with_clipboard(base, plan, &values)
                 .and_then(|start| paths::execute(&start, plan, &values).map_err(|e| e.0))
             {

@@ -123,8 +123,14 @@ pub fn summarize(
             .iter()
             .map(|n| natural_clause(&n.instruction))
             .collect();
-        match natural_body(&rel, &chained, &texts) {
-            Some(body) => {
+        // The chained order first; when one of its hand-offs has no name to
+        // quote (a paste waits for a copy two sentences back), the first other
+        // topological order in which every hand-off can be said.
+        let worded = std::iter::once(chained)
+            .chain(topological_orders(&rel, NATURAL_ORDERS))
+            .find_map(|o| natural_body(&rel, &o, &texts).map(|body| (o, body)));
+        match worded {
+            Some((chained, body)) => {
                 high = natural_goal(&task.task_intent);
                 if !high.is_empty() {
                     high.push(' ');
@@ -244,6 +250,50 @@ pub(crate) fn chain_order(rel: &Relations, preferred: &[usize]) -> Vec<usize> {
         order.push(v);
     }
     order
+}
+
+/// Topological orders tried for the natural wording after the chained one.
+const NATURAL_ORDERS: usize = 200;
+
+/// Up to `limit` topological orders of `rel`, in lexicographic order of node
+/// index (depth-first).
+fn topological_orders(rel: &Relations, limit: usize) -> Vec<Vec<usize>> {
+    fn go(
+        rel: &Relations,
+        preds: &[Vec<usize>],
+        placed: &mut Vec<bool>,
+        order: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+        limit: usize,
+    ) {
+        if out.len() >= limit {
+            return;
+        }
+        if order.len() == rel.len() {
+            out.push(order.clone());
+            return;
+        }
+        for v in 0..rel.len() {
+            if !placed[v] && preds[v].iter().all(|&u| placed[u]) {
+                placed[v] = true;
+                order.push(v);
+                go(rel, preds, placed, order, out, limit);
+                order.pop();
+                placed[v] = false;
+            }
+        }
+    }
+    let preds: Vec<Vec<usize>> = (0..rel.len()).map(|v| rel.preds(v)).collect();
+    let mut out = Vec::new();
+    go(
+        rel,
+        &preds,
+        &mut vec![false; rel.len()],
+        &mut Vec::new(),
+        &mut out,
+        limit,
+    );
+    out
 }
 
 /// Leads for a sentence that comes right after the one before it, by position.

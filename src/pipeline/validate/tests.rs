@@ -190,6 +190,43 @@ fn a_fork_and_join_is_worded_by_its_handoffs() {
 }
 
 #[test]
+fn a_paste_follows_its_copy_and_names_the_other_handoff() {
+    // The copy hands over nothing with a name: its sentence must come right
+    // before the paste's, which names the contact it also waits for.
+    const COPY: (&str, &str, &str) = (
+        "copy",
+        "Calculator",
+        "In Calculator, square a number '19.5*4', then copy the result.",
+    );
+    const CONTACT: (&str, &str, &str) = (
+        "contact",
+        "Mail",
+        "In Mail, add a contact 'bob@example.com' with Name 'bob'.",
+    );
+    const PASTE: (&str, &str, &str) = (
+        "paste",
+        "Mail",
+        "In Mail, send the e-mail 'Totals' with To 'bob@example.com' and the number on the clipboard as Body.",
+    );
+    let t = task(
+        "Send Bob the total",
+        &[COPY, CONTACT, PASTE],
+        &[("copy", "paste"), ("contact", "paste")],
+    );
+    let v = run(&t);
+    assert!(v.passed, "{:?}", v.attempts);
+    assert_eq!(v.attempts.len(), 1);
+    assert_eq!(v.summary.wording, Wording::Natural);
+    assert!(
+        v.summary
+            .task_instruction
+            .contains("copy the result. Then, once 'bob@example.com' is ready, in Mail, send"),
+        "{}",
+        v.summary.task_instruction
+    );
+}
+
+#[test]
 fn diamond_without_named_handoffs_is_worded_explicitly() {
     // writer -> recipe, writer -> sticky: the texts share no name that could say
     // what the sticky note waits for, so the explicit wording is used at once.
