@@ -201,9 +201,15 @@ pub fn walk(
                     target: cand,
                     suffix: &rules.suffixes[usize::from(edit)],
                 };
-                match try_candidate(env, catalog, &attempt)? {
+                // The first input decides whether the candidate works at all; a
+                // real application's dialog sometimes misses typed keys, so that
+                // first try is made twice before the candidate is dropped.
+                let mut made = try_candidate(env, catalog, &attempt)?;
+                if made.is_none() && i == 0 {
+                    made = try_candidate(env, catalog, &attempt)?;
+                }
+                match made {
                     Some(d) => demos.push(d),
-                    // The first input decides whether the candidate works at all.
                     None if i == 0 => break,
                     None => {}
                 }
