@@ -7,7 +7,8 @@
 //! SQLite store, [`stage`] the context every stage runs with, [`pipeline`] the stages,
 //! [`run`] the whole pipeline in one command, [`eval`] OmniEval scoring and agents,
 //! [`export`] the dataset exporters, [`report`] the HTML page about the store,
-//! [`review`] the human review sheet and its marks, and [`cli`] the command line.
+//! [`review`] the human review sheet and its marks, [`topics`] what values are
+//! about, and [`cli`] the command line.
 
 pub mod cli;
 pub mod env;
@@ -23,3 +24,4 @@ pub mod review;
 pub mod run;
 pub mod stage;
 pub mod store;
+pub mod topics;

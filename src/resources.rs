@@ -1,7 +1,8 @@
 //! The workspace's static catalogues: resource kinds (`resources/resources.toml`),
 //! application categories and scenarios (`resources/categories.toml`), capabilities
 //! (`resources/capabilities.toml`), and the resources that hold on the initial
-//! desktop (`resources/fixtures/` and `resources/desktop.toml`).
+//! desktop (`resources/fixtures/` and `resources/desktop.toml`); topics
+//! (`resources/topics.toml`, see [`crate::topics`]).
 //!
 //! Owns parsing and validating those files; errors name the file and line. Also owns
 //! [`Resource`] (a kind with its actual parameter) and how a subtask's declared
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Dimension, Level, Levels, Subtask};
+use crate::topics::Topics;
 
 /// Errors reading the catalogue files.
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +129,8 @@ pub struct Catalog {
     pub categories: Vec<String>,
     pub scenarios: Vec<Scenario>,
     pub capabilities: Vec<Capability>,
+    /// What values are about (`resources/topics.toml`; empty without the file).
+    pub topics: Topics,
 }
 
 #[derive(Debug, Deserialize)]
@@ -176,7 +180,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(
 }
 
 impl Catalog {
-    /// Loads `resources/{resources,categories,capabilities}.toml` under `workspace`.
+    /// Loads `resources/{resources,categories,capabilities,topics}.toml` under `workspace`.
     pub fn load(workspace: &Path) -> Result<Catalog, CatalogError> {
         let dir = workspace.join("resources");
         let kinds_path = dir.join("resources.toml");
@@ -201,11 +205,13 @@ impl Catalog {
                 });
             }
         }
+        let topics = Topics::load(&dir.join("topics.toml"))?;
         Ok(Catalog {
             kinds: kinds.kinds,
             categories: cats.categories,
             scenarios: cats.scenarios,
             capabilities: caps.capabilities,
+            topics,
         })
     }
 

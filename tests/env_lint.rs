@@ -55,6 +55,14 @@ parent = "Ghost"
 [[screens.island.controls]]
 text = "Alone"
 type = "Text"
+[[screens.island.controls]]
+text = "To"
+type = "Edit"
+says = "to"
+[[screens.island.controls]]
+text = "Send"
+type = "Button"
+says = "to '{}'"
 "#;
 
 #[test]
@@ -100,6 +108,14 @@ fn broken_spec_is_reported_with_file_and_line() {
             "resources/apps/broken.toml:23:",
             "screen 'island' is unreachable"
         ),
+        "{issues:#?}"
+    );
+    assert!(
+        has("resources/apps/broken.toml:27:", "must hold '{}' once"),
+        "{issues:#?}"
+    );
+    assert!(
+        has("resources/apps/broken.toml:31:", "says on a Button"),
         "{issues:#?}"
     );
 }

@@ -651,7 +651,7 @@ fn offline_actor_does_not_visit_an_application_named_inside_a_value() {
         .into_iter()
         .find(|s| {
             s.application == "Mail"
-                && s.instruction_template.contains("Body '{body}'")
+                && s.instruction_template.contains("with '{body}' as the body")
                 && s.instruction_template.contains("send the e-mail")
         })
         .expect("a Mail subtask that sends a mail with a body");

@@ -323,8 +323,21 @@ pub fn lint_app(app: &LoadedApp, ctx: &LintContext) -> Vec<LintIssue> {
                 }
                 _ => {}
             }
-            if c.control_type == ControlType::Edit && !c.click.is_empty() && c.enter.is_empty() {
-                // Fine: a click may do something; nothing to report.
+            if let Some(says) = &c.says {
+                if c.control_type != ControlType::Edit {
+                    issue(
+                        line,
+                        format!(
+                            "says on a {} (only an Edit has a value to word)",
+                            c.control_type.as_str()
+                        ),
+                    );
+                } else if says.matches("{}").count() != 1 {
+                    issue(
+                        line,
+                        format!("says '{says}' must hold '{{}}' once, for the value"),
+                    );
+                }
             }
             for e in c.click.iter().chain(&c.enter).chain(&c.double) {
                 check_effect(e, line, &mut issue);

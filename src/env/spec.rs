@@ -5,8 +5,9 @@
 //!
 //! String arguments of effects are templates: `{name}` is replaced by the window's
 //! field `name` (an Edit's typed text), or by one of the context values `selected`,
-//! `selected_path`, `cwd`, `doc_path`, `doc_name`, `doc_stem`, `doc_dir`, `home`,
-//! `clipboard`, `n` (a counter that grows on every use).
+//! `selected_path`, `selected_<field>` (a field of the selected record, e.g.
+//! `selected_amount`), `cwd`, `doc_path`, `doc_name`, `doc_stem`, `doc_dir`,
+//! `home`, `clipboard`, `n` (a counter that grows on every use).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -498,6 +499,12 @@ pub struct ControlSpec {
     pub options: Vec<String>,
     #[serde(default)]
     pub describe: Option<String>,
+    /// For an Edit: how a value typed into it reads in a request, `{}` standing
+    /// for the value ("to '{}'", "with '{}' attached"). A value pasted into it
+    /// reads the same with the clipboard's content in place of `'{}'` ("with the
+    /// copied text as the body").
+    #[serde(default)]
+    pub says: Option<String>,
 }
 
 impl ControlSpec {

@@ -89,13 +89,14 @@ use crate::graph::spec::{
 };
 use crate::model::{Complexity, Composition, Dag, Dimension, Task, TaskId, TaskNode};
 use crate::resources::Catalog;
+use crate::topics::TopicSet;
 
 /// Slots processed per chunk (fixed, so results do not depend on thread count).
 pub const CHUNK: usize = 2048;
 /// Failed attempts of one slot before its level combination is redrawn.
 pub const RESAMPLE_AFTER: u32 = 8;
 /// Attempts one slot may use before it is given up.
-pub const MAX_TRIES_PER_SLOT: u32 = 200;
+pub const MAX_TRIES_PER_SLOT: u32 = 400;
 /// Candidates compared at each growth step, and draws spent finding them.
 const CANDIDATES: usize = 6;
 const DRAWS: usize = 24;
@@ -193,6 +194,20 @@ impl CompactTask {
         TaskId(uuid::Uuid::new_v5(&ns, text.as_bytes()).to_string())
     }
 
+    /// Why the task is done: its topic's purpose when its nodes keep to one
+    /// topic, else its scenario's.
+    fn purpose<'c>(&self, pool: &Pool<'c>, scenario: &str) -> Option<&'c str> {
+        let catalog = pool.catalog();
+        let topics = self.instances.iter().fold(TopicSet::default(), |t, &i| {
+            t.union(pool.topics_of(i as usize))
+        });
+        topics
+            .single()
+            .and_then(|t| catalog.topics.get(t))
+            .map(|t| t.purpose.as_str())
+            .or_else(|| catalog.purpose_of(scenario))
+    }
+
     /// Builds the full [`Task`]: node ids `n0..`, instantiated instructions, orders
     /// as node-id lists, capabilities and scenario from the catalogue, the task's own
     /// intent statement ([`intent::statement`]; the scope only anchored the
@@ -259,7 +274,12 @@ impl CompactTask {
                 }
             })
             .collect();
-        let task_intent = intent::statement(catalog, &intent_nodes, &first, &scenario);
+        let task_intent = intent::statement(
+            catalog,
+            &intent_nodes,
+            &first,
+            self.purpose(pool, &scenario),
+        );
         Task {
             task_id: Some(self.task_id(pool)),
             task_instruction,
@@ -404,7 +424,7 @@ pub fn compose_with<F: FnMut(CompactTask)>(
         return Err(ComposeError::NoRoots);
     }
     let budget = if spec.max_attempts == 0 {
-        (20 * spec.count).max(2000)
+        (20 * spec.count).max(8000)
     } else {
         spec.max_attempts
     };
@@ -954,10 +974,14 @@ fn attempt(
     };
     // Node count: uniform over the feasible sizes some usable scope can hold.
     let biggest = world.members[world.order[0]].len();
-    let sizes: Vec<usize> = bits(combo.sizes).filter(|&n| n <= biggest).collect();
+    let mut sizes: Vec<usize> = bits(combo.sizes).filter(|&n| n <= biggest).collect();
     if sizes.is_empty() {
         return fail;
     }
+    // A slot that keeps failing gives up its largest sizes one at a time (every
+    // RELAX_AFTER failures): the scopes may hold no connected graph that big.
+    let drop = (s.tries / RELAX_AFTER) as usize;
+    sizes.truncate(sizes.len().saturating_sub(drop).max(1));
     let n = sizes[rng.random_range(0..sizes.len())];
     let pool = world.pool;
     let cap = usage.cap(usage.nodes + n, s.tries);
@@ -1200,6 +1224,15 @@ fn is_file(pool: &Pool<'_>, r: u32) -> bool {
     pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
 }
 
+/// Is resource `r` of a kind with a holder (the clipboard)?
+fn is_held(pool: &Pool<'_>, r: u32) -> bool {
+    let kind = &pool.resource(r as usize).kind;
+    pool.catalog()
+        .kinds
+        .get(kind)
+        .is_some_and(|k| k.holder.is_some())
+}
+
 /// Does the graph have a node that needs two or more others?
 fn has_join(g: &Growth) -> bool {
     (0..g.nodes.len()).any(|v| g.dag.preds(v).count_ones() >= 2)
@@ -1272,8 +1305,18 @@ fn evaluate(
                         || sb.outputs.iter().any(|&o| kind(o) == kind(r)))
             })
     };
-    if bits(preds).any(|v| same_app_file(g.nodes[v], x))
-        || bits(succs).any(|v| same_app_file(x, g.nodes[v]))
+    // Nor is copying in one application and pasting in the same one (copy the
+    // cells of a workbook, open it again, paste them back).
+    let same_app_clip = |a: u32, b: u32| {
+        let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
+        sa.app == sb.app
+            && sa
+                .outputs
+                .iter()
+                .any(|&r| sb.inputs.binary_search(&r).is_ok() && is_held(pool, r))
+    };
+    if bits(preds).any(|v| same_app_file(g.nodes[v], x) || same_app_clip(g.nodes[v], x))
+        || bits(succs).any(|v| same_app_file(x, g.nodes[v]) || same_app_clip(x, g.nodes[v]))
     {
         return None;
     }

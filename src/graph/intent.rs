@@ -9,7 +9,9 @@
 //!   delivered too;
 //! - what it starts from: every input no node of the task produces (what is on the
 //!   desktop already);
-//! - why: the purpose of the task's scenario (`purpose` in `categories.toml`).
+//! - why: the purpose the caller gives: the task's topic's (`topics.toml`, "for
+//!   the summer trip") when its nodes keep to one, else its scenario's
+//!   (`categories.toml`, "to keep people informed").
 //!
 //! Each resource is worded by its kind's `phrase` (`resources.toml`). A value is
 //! quoted only when the node's own instruction quotes it, so every quoted value of
@@ -25,13 +27,14 @@ pub struct IntentNode<'a> {
     pub outputs: &'a [Resource],
 }
 
-/// The task's intent statement: "To <purpose>, get <results>, using <starting
-/// points>." `order` lists node indices in a topological order.
+/// The task's intent statement: "<Purpose>, I need <results>, using <starting
+/// points>." `order` lists node indices in a topological order; `purpose` is
+/// why the task is done ("for the summer trip"), if known.
 pub fn statement(
     catalog: &Catalog,
     nodes: &[IntentNode<'_>],
     order: &[usize],
-    scenario: &str,
+    purpose: Option<&str>,
 ) -> String {
     let produced: Vec<&Resource> = nodes.iter().flat_map(|n| n.outputs).collect();
     let consumed: Vec<&Resource> = nodes.iter().flat_map(|n| n.inputs).collect();
@@ -69,11 +72,12 @@ pub fn statement(
         results.push("the work done".to_string());
     }
     let mut sentence = String::new();
-    if let Some(purpose) = catalog.purpose_of(scenario) {
-        sentence.push_str(&capitalize(purpose));
-        sentence.push_str(", get ");
-    } else {
-        sentence.push_str("Get ");
+    match purpose {
+        Some(purpose) => {
+            sentence.push_str(&capitalize(purpose));
+            sentence.push_str(", I need ");
+        }
+        None => sentence.push_str("I need "),
     }
     sentence.push_str(&join_and(&results));
     // "using", not "from": the starting points are what the work needs (a
@@ -159,10 +163,10 @@ mod tests {
                 outputs: &txt,
             },
         ];
-        let s = statement(&cat, &nodes, &[0, 1], "Web Research");
+        let s = statement(&cat, &nodes, &[0, 1], Some("to keep what you found online"));
         assert_eq!(
             s,
-            "To keep what you found online, get the text file '/home/user/a.txt', using the web page 'https://example.com/a'."
+            "To keep what you found online, I need the text file '/home/user/a.txt', using the web page 'https://example.com/a'."
         );
         assert!(
             !s.contains("a.pdf"),
@@ -171,7 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn unquoted_values_and_unknown_scenarios_stay_unnamed() {
+    fn unquoted_values_and_unknown_purposes_stay_unnamed() {
         let cat = catalog();
         let out = [
             r("setting_value", Some("volume=0")),
@@ -182,9 +186,6 @@ mod tests {
             inputs: &[],
             outputs: &out,
         }];
-        assert_eq!(
-            statement(&cat, &nodes, &[0], "no such scenario"),
-            "Get the setting."
-        );
+        assert_eq!(statement(&cat, &nodes, &[0], None), "I need the setting.");
     }
 }

@@ -33,6 +33,10 @@ pub enum PointlessKind {
     RepeatedProduct,
     /// Nodes `a` and `b` both fill the same holder (the clipboard).
     Replaced,
+    /// Node `a` puts something on the clipboard that no node pastes, beside an
+    /// output that is used ("save the recording, then copy its path" before an
+    /// editor that opens the file by name) (`b == a`).
+    UnusedCopy,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -142,6 +146,23 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::UnusedResult,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        let unpasted = pool.slim[x].outputs.iter().any(|&r| {
+            !holders_of(pool, &[r]).is_empty()
+                && !nodes
+                    .iter()
+                    .any(|&y| pool.slim[y].inputs.binary_search(&r).is_ok())
+        });
+        // (A node with nothing else is `UnusedResult` already.)
+        let reported = !has_successor[a] && only_transient(pool, x);
+        if unpasted && !reported {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::UnusedCopy,
             });
         }
     }

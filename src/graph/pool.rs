@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Subtask, SubtaskId};
 use crate::resources::{self, Catalog, Resource, ResourceError};
+use crate::topics::TopicSet;
 
 /// The category given to subtasks that carry none.
 pub const UNCATEGORIZED: &str = "Uncategorized";
@@ -75,6 +76,8 @@ pub(crate) struct Slim {
     /// theme", "blur the image"), one bit per change phrase (by hash): two
     /// subtasks of one application with a common bit repeat a change.
     pub changes: u64,
+    /// The topics of its parameter values ([`crate::topics`]).
+    pub topics: TopicSet,
 }
 
 /// Verbs of clauses that change nothing in the file they act on.
@@ -234,6 +237,9 @@ impl<'a> Pool<'a> {
                 app,
                 category: cat,
                 changes: change_bits(&st.instruction_template),
+                topics: catalog
+                    .topics
+                    .of(st.available_parameters[p].values().map(String::as_str)),
             });
             instances.push(Instance {
                 subtask: s,
@@ -509,6 +515,73 @@ impl<'a> Pool<'a> {
             .collect()
     }
 
+    /// The topics of instance `i`'s parameter values.
+    pub fn topics_of(&self, i: usize) -> TopicSet {
+        self.slim[i].topics
+    }
+
+    /// Splits `scope` by topic, then into connected parts ([`Pool::connected_parts`]):
+    /// one scope per topic among its members, holding the members of that topic and
+    /// those of no topic. A member whose values belong to two topics (a holiday
+    /// photo inserted into a code review) is in no scope, and a member of no topic
+    /// that fills a holder (copies something to the clipboard) joins no topical
+    /// scope: what it copies is about nothing the task is about. A scope with no
+    /// topical member keeps its members of no topic. Every task composed inside one of these keeps to one
+    /// topic.
+    pub fn topic_parts(&self, scope: &Scope) -> Vec<Scope> {
+        let present = scope
+            .members
+            .iter()
+            .filter(|&&i| i < self.len())
+            .map(|&i| self.slim[i].topics)
+            .filter(|t| t.len() == 1)
+            .fold(TopicSet::default(), TopicSet::union);
+        if present.is_empty() {
+            let neutral: Vec<usize> = scope
+                .members
+                .iter()
+                .copied()
+                .filter(|&i| i < self.len() && self.slim[i].topics.is_empty())
+                .collect();
+            return self.connected_parts(&Scope::new(scope.label.clone(), neutral));
+        }
+        let mut parts: Vec<Scope> = present
+            .iter()
+            .flat_map(|t| {
+                let members: Vec<usize> = scope
+                    .members
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        i < self.len()
+                            && match self.slim[i].topics.single() {
+                                Some(u) => u == t,
+                                None => self.slim[i].topics.is_empty() && !self.fills_holder(i),
+                            }
+                    })
+                    .collect();
+                self.connected_parts(&Scope::new(scope.label.clone(), members))
+            })
+            .collect();
+        parts.sort_by(|a, b| {
+            b.members
+                .len()
+                .cmp(&a.members.len())
+                .then(a.members.cmp(&b.members))
+        });
+        parts
+    }
+
+    /// Does instance `i` make a resource whose kind has a holder (the clipboard)?
+    fn fills_holder(&self, i: usize) -> bool {
+        self.instances[i].outputs.iter().any(|r| {
+            self.catalog
+                .kinds
+                .get(&r.kind)
+                .is_some_and(|k| k.holder.is_some())
+        })
+    }
+
     /// The weakly connected components of the dependency graph over placeable
     /// instances, largest first (ties by smallest member), each labelled with its
     /// applications. Instances that can never be placed belong to no scope.
@@ -632,6 +705,7 @@ pub(crate) mod tests {
             categories: vec!["Office".into(), "Utility Tools".into()],
             scenarios: vec![],
             capabilities: vec![],
+            topics: Default::default(),
         }
     }
 
@@ -709,6 +783,69 @@ pub(crate) mod tests {
         let ids2: Vec<String> = (0..2).map(|i| pool2.subtask_of(i).id.0.clone()).collect();
         assert_eq!(ids1, ids2);
         assert_eq!(ids1, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn topic_parts_keep_one_topic_and_leave_mixed_members_out() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let topic = |name: &str| crate::topics::Topic {
+            name: name.into(),
+            purpose: format!("for the {name}"),
+            words: vec![name.into()],
+        };
+        cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
+        let subs = vec![
+            subtask(
+                "p",
+                "Writer",
+                &[],
+                &["doc"],
+                &[&[("doc", "/h/trip_notes.doc")]],
+            ),
+            subtask(
+                "w",
+                "Writer",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/trip_notes.doc"), ("img", "/h/trip_pic.png")]],
+            ),
+            // Reads the trip's notes, writes the code's picture: two topics.
+            subtask(
+                "k",
+                "Writer",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/trip_notes.doc"), ("img", "/h/code.png")]],
+            ),
+            // Copies something of no topic: not pasted into the trip's work.
+            subtask("n", "Calculator", &[], &["clip"], &[&[("display", "1+2")]]),
+            subtask(
+                "m",
+                "Mail",
+                &["clip", "img"],
+                &[],
+                &[&[("img", "/h/trip_pic.png"), ("to", "alice@example.com")]],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let id = |s: &str| pool.find(&SubtaskId(s.into()), 0).unwrap();
+        assert_eq!(pool.topics_of(id("k")).len(), 2);
+        let all = Scope::new("all", (0..pool.len()).collect());
+        let parts = pool.topic_parts(&all);
+        let holds = |i: usize| parts.iter().any(|p| p.members.contains(&i));
+        assert!(holds(id("p")) && holds(id("w")));
+        assert!(!holds(id("k")), "two topics: {parts:?}");
+        assert!(!holds(id("n")), "a copy of no topic joins no topical scope");
+        // The mail needs the copy, which no scope holds, so nothing places it
+        // with the trip's work: still, no part mixes topics.
+        for p in &parts {
+            let t = p
+                .members
+                .iter()
+                .fold(TopicSet::default(), |t, &i| t.union(pool.topics_of(i)));
+            assert!(t.len() <= 1, "{p:?}");
+        }
     }
 
     #[test]

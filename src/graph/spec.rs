@@ -168,7 +168,7 @@ pub struct ComposeSpec {
     pub seed: u64,
     /// Dataset version, recorded in each task's `composition`.
     pub version: u32,
-    /// Total attempt budget; 0 picks `max(2000, 20 * count)`.
+    /// Total attempt budget; 0 picks `max(8000, 20 * count)`.
     pub max_attempts: usize,
 }
 

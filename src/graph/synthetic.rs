@@ -88,6 +88,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
         categories: cats.categories,
         scenarios: cats.scenarios,
         capabilities: caps.capabilities,
+        topics: Default::default(),
     })
 }
 

@@ -247,7 +247,12 @@ pub fn run(
     let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
     let pool = pool_with_edits(cx, &subtasks, &initial)?;
     let (scopes, intent_ids): (Vec<Scope>, Option<Vec<String>>) = if args.no_intents {
-        (pool.components(), None)
+        let scopes = pool
+            .components()
+            .iter()
+            .flat_map(|c| pool.topic_parts(c))
+            .collect();
+        (scopes, None)
     } else {
         let intents = cx.store.intents(Some(IntentStatus::Accepted))?;
         let scopes = super::intents::intent_scopes(&pool, &intents);

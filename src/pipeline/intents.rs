@@ -449,8 +449,8 @@ fn components(nodes: &[usize], neighbours: impl Fn(usize) -> Vec<usize>) -> Vec<
 }
 
 /// The composition scopes of stored intents: the placeable instances of each
-/// intent's subtasks, split into their weakly connected parts
-/// ([`Pool::connected_parts`]), each labelled with the intent's text. Intents whose
+/// intent's subtasks, split by topic and into their weakly connected parts
+/// ([`Pool::topic_parts`]), each labelled with the intent's text. Intents whose
 /// subtasks are no longer verified contribute what is left.
 pub fn intent_scopes(pool: &Pool<'_>, intents: &[IntentRecord]) -> Vec<Scope> {
     let mut by_id: BTreeMap<&SubtaskId, Vec<usize>> = BTreeMap::new();
@@ -472,7 +472,7 @@ pub fn intent_scopes(pool: &Pool<'_>, intents: &[IntentRecord]) -> Vec<Scope> {
                 .flatten()
                 .copied()
                 .collect();
-            pool.connected_parts(&Scope::new(intent.intent.clone(), members))
+            pool.topic_parts(&Scope::new(intent.intent.clone(), members))
         })
         .collect()
 }

@@ -79,6 +79,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::Replaced => {
                 format!("{a} and {b} both put something on the clipboard: one replaces the other")
             }
+            PointlessKind::UnusedCopy => {
+                format!("{a} copies something that no node pastes")
+            }
         });
     }
     let artefacts = template_artefacts(high);

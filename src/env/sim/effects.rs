@@ -28,6 +28,18 @@ pub fn context(state: &DesktopState, wi: usize) -> ParameterSet {
     let parent = vfs::parent(&p["cwd"]).to_string();
     p.insert("cwd_parent".into(), parent);
     p.insert("selected".into(), w.selected.clone().unwrap_or_default());
+    // The selected record's own fields (`selected_amount`): the first record of
+    // any collection holding the selected value.
+    if let Some(sel) = w.selected.as_deref().filter(|s| !s.is_empty()) {
+        let record = state
+            .collections
+            .values()
+            .flatten()
+            .find(|r| r.values().any(|v| v == sel));
+        for (k, v) in record.into_iter().flatten() {
+            p.insert(format!("selected_{k}"), v.clone());
+        }
+    }
     p.insert(
         "selected_path".into(),
         w.selected_path.clone().unwrap_or_default(),

@@ -22,6 +22,9 @@ use crate::resources::{Catalog, Resource};
 
 /// Parameter sets tried per proposal.
 const SETS_PER_SUBTASK: usize = 3;
+/// Parameter sets tried for a subtask with two or more inputs: its inputs must
+/// keep to one topic, so more sets give the composer joins within every topic.
+const SETS_PER_JOIN: usize = 6;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
@@ -186,13 +189,22 @@ impl OfflineExplorer {
         let mut sets: Vec<(ParameterSet, Vec<Resource>)> = Vec::new();
         let mut local_taken = taken.clone();
         let mut attempt = 0;
-        while sets.len() < SETS_PER_SUBTASK && attempt < SETS_PER_SUBTASK + 9 {
+        let inputs = cands.len() + usize::from(plan.pastes.is_some());
+        let wanted = if inputs >= 2 {
+            SETS_PER_JOIN
+        } else {
+            SETS_PER_SUBTASK
+        };
+        while sets.len() < wanted && attempt < wanted + 12 {
             let i = attempt;
             attempt += 1;
             let mut values = ParameterSet::new();
             let mut ok = true;
             for s in &plan.slots {
                 if let Some(c) = cands.get(&s.name) {
+                    // Inputs keep to the topic of those already picked (a holiday
+                    // photo is not inserted into a code review).
+                    let c = &self.same_topic_first(c, &values);
                     // Two inputs of one kind (a file and the file to append) take
                     // different candidates.
                     let skip = c[i.min(c.len())..]
@@ -212,6 +224,17 @@ impl OfflineExplorer {
             }
             if !ok {
                 break;
+            }
+            // Inputs about two subjects (a song mailed to the school fair's
+            // address) make no request a person would give.
+            if self
+                .catalog
+                .topics
+                .of(values.values().map(String::as_str))
+                .len()
+                > 1
+            {
+                continue;
             }
             let stem = plan
                 .slots
@@ -267,8 +290,7 @@ impl OfflineExplorer {
                                 .iter()
                                 .any(|k| paths::on_clipboard(&self.catalog, k)) =>
                     {
-                        ["ls ~/Documents", "ls ~/Projects", "ls ~/Pictures"][(hs + i) % 3]
-                            .to_string()
+                        print_command(known, hs + i)
                     }
                     SlotRole::Text { field } => text_value(field, &stem, hs + i),
                     SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
@@ -439,6 +461,25 @@ impl OfflineExplorer {
             },
             made,
         ))
+    }
+
+    /// `candidates` reordered so that values of the topics already in `values` (or
+    /// of no topic) come first; unchanged while `values` has no topic.
+    fn same_topic_first(&self, candidates: &[String], values: &ParameterSet) -> Vec<String> {
+        let topics = &self.catalog.topics;
+        let have = topics.of(values.values().map(String::as_str));
+        if have.is_empty() {
+            return candidates.to_vec();
+        }
+        let fits = |v: &String| {
+            topics
+                .topic_of(v)
+                .is_none_or(|t| have.iter().any(|h| h == t))
+        };
+        let (mut first, rest): (Vec<String>, Vec<String>) =
+            candidates.iter().cloned().partition(fits);
+        first.extend(rest);
+        first
     }
 
     /// The collection behind List `list` of application `app`.
@@ -691,7 +732,7 @@ fn stem_of(value: &str) -> String {
     // names the same thing: drop the marks and counters it was given.
     loop {
         let n = parts.len();
-        let mark = |p: &str| p == "copy" || p == "backup" || p.ends_with("ed");
+        let mark = |p: &str| p == "copy" || p == "backup" || p == "frozen" || p.ends_with("ed");
         let counter =
             n > 2 && parts[n - 1].chars().all(|c| c.is_ascii_digit()) && mark(parts[n - 2]);
         if counter || (n > 1 && mark(parts[n - 1])) {
@@ -821,6 +862,9 @@ fn participle(phrase: &str) -> String {
         ("trim", "trimmed"),
         ("zip", "zipped"),
         ("stop", "stopped"),
+        ("edit", "edited"),
+        ("freeze", "frozen"),
+        ("format", "formatted"),
     ];
     if let Some((_, p)) = irregular.iter().find(|(v, _)| *v == verb) {
         return p.to_string();
@@ -1024,6 +1068,31 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     None
 }
 
+/// Extensions of files a terminal prints as text.
+const TEXT_EXTENSIONS: &[&str] = &["txt", "md", "csv", "ics", "py", "sh", "rs", "js", "html"];
+
+/// A command that prints something worth copying: `cat` of a text file on the
+/// fresh desktop (so its output is about that file's topic), the `i`-th of them;
+/// a folder listing when the desktop has none.
+fn print_command(known: &[KnownResource], i: usize) -> String {
+    let mut files: Vec<&str> = known
+        .iter()
+        .filter(|k| k.source == "desktop")
+        .filter_map(|k| k.parameter.as_deref())
+        .filter(|p| {
+            p.starts_with(vfs::HOME)
+                && !p.contains(char::is_whitespace)
+                && TEXT_EXTENSIONS.contains(&vfs::extension(p).as_str())
+        })
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    match files.get(i % files.len().max(1)) {
+        Some(p) => format!("cat ~{}", &p[vfs::HOME.len()..]),
+        None => "ls ~/Documents".to_string(),
+    }
+}
+
 /// Stems for subtasks without an input.
 const WORDS: &[&str] = &[
     "quarterly_plan",
@@ -1083,6 +1152,26 @@ mod tests {
     }
 
     #[test]
+    fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
+        let k = |p: &str, source: &str| KnownResource {
+            kind: "txt_path".into(),
+            parameter: Some(p.into()),
+            source: source.into(),
+            depth: 0,
+        };
+        let known = vec![
+            k("/home/user/Pictures/a.png", "desktop"),
+            k("/home/user/Documents/new.txt", "Writer"),
+            k("/home/user/Documents/b.md", "desktop"),
+        ];
+        // Only a text file the fresh desktop has (another subtask's output may
+        // not exist when the command runs).
+        assert_eq!(print_command(&known, 0), "cat ~/Documents/b.md");
+        assert_eq!(print_command(&known, 5), "cat ~/Documents/b.md");
+        assert_eq!(print_command(&[], 0), "ls ~/Documents");
+    }
+
+    #[test]
     fn stems_and_records_are_readable() {
         assert_eq!(
             stem_of("/home/user/Documents/meeting_notes.txt"),
@@ -1110,6 +1199,9 @@ mod tests {
         assert_eq!(participle("copy the picture"), "copied");
         assert_eq!(participle("take a screenshot"), "taken");
         assert_eq!(participle("play a song"), "played");
+        assert_eq!(participle("edit the screenshot"), "edited");
+        assert_eq!(participle("freeze the header row"), "frozen");
+        assert_eq!(participle("format numbers as currency"), "formatted");
         let taken = BTreeSet::from(["/home/user/Documents/plan.pdf".to_string()]);
         assert_eq!(
             output_path("pdf_path", "pdf", "plan", None, "exported", &taken),
@@ -1127,6 +1219,7 @@ mod tests {
             name: name.into(),
             role,
             label: name.into(),
+            says: None,
         };
         let plan = paths::Plan {
             app: "Mail".into(),

@@ -58,6 +58,9 @@ pub struct Slot {
     pub role: SlotRole,
     /// The label of the control the value goes into (for wording).
     pub label: String,
+    /// How a value typed into that control reads in a request (the Edit's
+    /// `says`, e.g. "to '{}'"); without one, "with <label> '<value>'".
+    pub says: Option<String>,
 }
 
 /// A path from the application's start to a producing click.
@@ -195,6 +198,8 @@ fn is_producer(op: &Op, catalog: &Catalog) -> bool {
     let kinds = op.produces(&|e| kind_of_ext(catalog, e));
     let useful = kinds.iter().any(|k| !k.ends_with("_in_processing"))
         || matches!(op, Op::Run { command } if command == "{command}");
+    // Opening the file in another application (`open_with`, "edit the
+    // screenshot") is no producer: that application opens the file itself.
     useful
         && matches!(
             op,
@@ -212,7 +217,6 @@ fn is_producer(op: &Op, catalog: &Catalog) -> bool {
                 | Op::Download { .. }
                 | Op::Evaluate { .. }
                 | Op::CreateFile { .. }
-                | Op::OpenWith { .. }
         )
         || matches!(op, Op::Run { command } if command == "{command}")
 }
@@ -302,6 +306,7 @@ fn navigation(app: &AppSpec, from: &str) -> BTreeMap<String, Hop> {
                         values: values.clone(),
                     },
                     label: c.text.clone(),
+                    says: None,
                 });
                 hop.phrases.push(format!("open '{{{slot}}}' in {}", c.text));
                 // The field the list sets keeps the slot's name.
@@ -796,6 +801,7 @@ fn with_modifier(p: &Plan, m: &Modifier, catalog: &Catalog) -> Option<Plan> {
             name: name.clone(),
             role,
             label: control.clone(),
+            says: None,
         });
         phrase = format!("{phrase} '{{{name}}}'");
     }
@@ -864,6 +870,7 @@ fn producer_plans(
                 kind: String::new(),
             },
             label: op.slot_label.clone(),
+            says: None,
         });
         input_kinds = op.kinds.iter().cloned().map(Some).collect();
     }
@@ -919,7 +926,8 @@ fn producer_plans(
         if slots.iter().any(|s| &s.label == n || &s.name == n) {
             continue;
         }
-        if n == "selected_path" || n == "selected" {
+        // The selection, or a field of the selected record (`selected_amount`).
+        if n == "selected" || n.starts_with("selected_") {
             selection = true;
             continue;
         }
@@ -935,6 +943,7 @@ fn producer_plans(
                 name: n.clone(),
                 role: SlotRole::Text { field: n.clone() },
                 label: edit.text.clone(),
+                says: edit.says.clone(),
             });
             typed_phrases.push(slots.len() - 1);
             continue;
@@ -984,7 +993,7 @@ fn producer_plans(
             for e in &setter.click {
                 for t in op_templates(&e.op) {
                     for m in crate::model::placeholders(t) {
-                        if m == "selected" || m == "selected_path" {
+                        if m == "selected" || m.starts_with("selected_") {
                             selection = true;
                         }
                         if let Some(edit) = cs
@@ -1000,6 +1009,7 @@ fn producer_plans(
                                     name: m.clone(),
                                     role: SlotRole::Text { field: m.clone() },
                                     label: edit.text.clone(),
+                                    says: edit.says.clone(),
                                 });
                                 let d = setter
                                     .click
@@ -1026,7 +1036,7 @@ fn producer_plans(
             continue;
         }
         // A field a neighbouring screen sets and comes back (an attachment).
-        if let Some((goto_ctl, edit, set_ctl)) = setter_screen(app, &cs, n) {
+        if let Some((goto_ctl, edit, set_ctl, says)) = setter_screen(app, &cs, n) {
             pre_steps.push(Step::Click(goto_ctl.clone()));
             pre_steps.push(Step::Type {
                 control: edit.clone(),
@@ -1041,6 +1051,7 @@ fn producer_plans(
                     kind: String::new(),
                 },
                 label: edit,
+                says,
             });
             typed_phrases.push(slots.len() - 1);
             continue;
@@ -1066,6 +1077,7 @@ fn producer_plans(
                         kind: String::new(),
                     },
                     label: list.text.clone(),
+                    says: None,
                 });
                 let mut ks = Vec::new();
                 for e in kinds {
@@ -1112,6 +1124,7 @@ fn producer_plans(
                         kind: spec.kind.to_string(),
                     },
                     label: list.text.clone(),
+                    says: None,
                 });
                 selected_phrase = Some(format!("select '{{{}}}'", spec.kind));
             }
@@ -1127,6 +1140,7 @@ fn producer_plans(
                         values: values.clone(),
                     },
                     label: list.text.clone(),
+                    says: None,
                 });
                 selected_phrase = Some(format!("select '{{{name}}}'"));
             }
@@ -1322,13 +1336,20 @@ fn with_typed(
                     .get(kind)
                     .map(|k| k.phrase_for(None))
                     .unwrap_or_else(|| "the clipboard".into());
-                extra.push(format!("{what} as {}", slot.label))
+                extra.push(match &slot.says {
+                    Some(says) => says.replace("'{}'", &what).replace("{}", &what),
+                    None => format!("with {what} as {}", slot.label),
+                })
             }
-            _ => extra.push(format!("{} '{{{name}}}'", slot.label)),
+            _ => extra.push(match &slot.says {
+                Some(says) => says.replace("{}", &format!("{{{name}}}")),
+                None => format!("with {} '{{{name}}}'", slot.label),
+            }),
         }
     }
     if !extra.is_empty() {
-        phrase.push_str(&format!(" with {}", extra.join(" and ")));
+        phrase.push(' ');
+        phrase.push_str(&join_pieces(&extra));
     }
     base.phrases.push(phrase);
     if let Some(p) = pasted {
@@ -1350,6 +1371,16 @@ fn with_typed(
     base
 }
 
+/// The value phrases of one action in a row: "to 'a', with 'b' attached and with
+/// the copied text as the body".
+fn join_pieces(pieces: &[String]) -> String {
+    match pieces {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 fn sets_field(op: &Op, name: &str) -> bool {
     match op {
         Op::Visit { .. } => name == "url" || name == "page",
@@ -1364,12 +1395,13 @@ fn sets_field(op: &Op, name: &str) -> bool {
 }
 
 /// A control on a screen one click away that sets field `name` from an Edit and
-/// comes back: (the control that goes there, the Edit, the control that sets).
+/// comes back: (the control that goes there, the Edit, the control that sets,
+/// the Edit's `says`).
 fn setter_screen(
     app: &AppSpec,
     cs: &[ControlSpec],
     name: &str,
-) -> Option<(String, String, String)> {
+) -> Option<(String, String, String, Option<String>)> {
     for c in cs {
         let Some(to) = c.click.iter().find_map(|e| match &e.op {
             Op::Goto { screen } => Some(screen.clone()),
@@ -1394,7 +1426,12 @@ fn setter_screen(
                 .iter()
                 .find(|e| e.control_type == ControlType::Edit && e.field_name() == from)
             {
-                return Some((c.text.clone(), edit.text.clone(), s.text.clone()));
+                return Some((
+                    c.text.clone(),
+                    edit.text.clone(),
+                    s.text.clone(),
+                    edit.says.clone(),
+                ));
             }
         }
     }
@@ -2047,9 +2084,7 @@ mod tests {
             });
         assert_eq!(paste.pastes.as_deref(), Some("table_in_clipboard"));
         assert!(
-            paste
-                .base_template()
-                .contains("paste the table on the clipboard"),
+            paste.base_template().contains("paste the copied table"),
             "{}",
             paste.base_template()
         );
@@ -2075,8 +2110,18 @@ mod tests {
         // The body is pasted, not typed: no slot, a click on the paste button.
         assert!(paste.slot("body").is_none(), "{:?}", paste.slots);
         assert!(paste.clicked.iter().any(|c| c.contains("Paste")));
-        assert!(paste
-            .base_template()
-            .contains("the text on the clipboard as"));
+        // Worded by the Edit's `says`: "with the copied text as the body".
+        assert!(
+            paste
+                .base_template()
+                .contains("with the copied text as the body"),
+            "{}",
+            paste.base_template()
+        );
+        assert!(
+            paste.base_template().contains("to '{email_address}'"),
+            "{}",
+            paste.base_template()
+        );
     }
 }

@@ -1364,6 +1364,21 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
             .find(|c| c.to_lowercase().contains(&n))
             .cloned()
     };
+    // The clause naming what a control does (its click's `describe`: 'Sum
+    // Column' is how "add a total row" is done).
+    let spec = root.app(app).map(|a| &a.spec);
+    let by_effect = |control: &str| -> Option<String> {
+        let spec = spec?;
+        spec.screens.values().find_map(|screen| {
+            screen
+                .controls
+                .iter()
+                .map(|c| c.get_ref())
+                .filter(|c| same(&c.text, control))
+                .flat_map(|c| c.click.iter().filter_map(|e| e.describe.as_deref()))
+                .find_map(&find)
+        })
+    };
     let outputs: Vec<String> = inst
         .outputs
         .iter()
@@ -1453,6 +1468,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                 }
             }
             _ if find(&text).is_some() => (Purpose::Named, find(&text)),
+            _ if by_effect(&text).is_some() => (Purpose::Named, by_effect(&text)),
             _ if goal.goals.clicks.iter().any(|c| same(c, &text))
                 || goal.goals.keys.iter().any(|k| {
                     matches!(&s.action.call, ActionCall::KeyboardInput { keys }
@@ -1548,6 +1564,8 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                             0 => format!("The instruction names '{value}' for {f}, so that is what goes into '{field}'{enter_s}."),
                             _ => format!("{} must be '{value}' as the instruction says; I type it into '{field}'{enter_s}.", upper_first(&f)),
                         },
+                        // The clause is a later one (it does not name the value).
+                        _ if !c.contains(value.as_str()) => format!("'{field}' has to hold '{value}' for this; I type it there{enter_s}."),
                         _ => match pick(3) {
                             0 => format!("To {c}, '{field}' needs '{value}'; I type it there{enter_s}."),
                             1 => format!("The instruction asks to {c}, so I enter '{value}' in '{field}'{enter_s}."),
@@ -1563,9 +1581,13 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                 Purpose::Item { value, open } => {
                     let target = value.trim_end_matches('/');
                     let is_it = same(vfs::base_name(target), &t) || same(target, &t);
+                    // "select 'X'" is the clause itself: no "to select 'X'" after it.
+                    let selecting = c.to_lowercase().starts_with("select");
                     match (is_it, open) {
+                        (true, true) if same(target, &t) => format!("'{t}' is the one the instruction names; I open it."),
                         (true, true) => format!("'{t}' is '{value}', the one the instruction names, so I open it."),
-                        (true, false) => format!("'{t}' is '{value}', the one the instruction names, so I select it to {c}."),
+                        (true, false) if selecting => format!("'{t}' is the item the instruction is about, so I select it in the list first."),
+                        (true, false) => format!("'{t}' is the one the instruction names; I select it to {c}."),
                         (false, true) => format!("'{value}' is inside '{t}', so I open that folder on the way to it."),
                         (false, false) => format!("'{value}' is inside '{t}'; I select that folder on the way to it."),
                     }

@@ -1,0 +1,242 @@
+//! Topics: what the things on the desktop are about (`resources/topics.toml`).
+//!
+//! A topic is a subject a person works on ("the summer trip") with the words that
+//! mark a value (a file name, record, address or typed text) as belonging to it.
+//! Owns loading and checking that file and telling which topic a value belongs to.
+//! The composer keeps every task to one topic ([`crate::graph::Pool::topic_parts`]),
+//! the explorer pairs a subtask's inputs within a topic, and a task's intent opens
+//! with its topic's purpose.
+//!
+//! Matching: a value is split into lower-case words of letters and digits
+//! ('summer_trip_costs.csv' → summer, trip, costs, csv); a topic word matches a run
+//! of whole words ("summer trip"). The value belongs to the topic of its longest
+//! match (the first topic in the file on a tie), or to none. A file path of no
+//! topic counts as one more topic, [`LOOSE_FILES`].
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::resources::{read_toml, CatalogError};
+
+/// The most topics a file may list (a [`TopicSet`] is one bit per topic, and
+/// one more for [`LOOSE_FILES`]).
+pub const MAX_TOPICS: usize = 63;
+
+/// The set bit of a file path that belongs to no topic ('welcome.txt',
+/// 'sleeping_cat.png'): such files count as a topic of their own, so a task never
+/// inserts a stray picture into the quarterly report, while values of no topic
+/// that are no files (a calculation, 'alice@example.com') go anywhere.
+pub const LOOSE_FILES: usize = 63;
+
+/// One topic of `topics.toml`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topic {
+    pub name: String,
+    /// Why a task of the topic is done, as it opens an intent ("for the summer
+    /// trip").
+    pub purpose: String,
+    pub words: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopicsFile {
+    topics: Vec<Topic>,
+}
+
+/// A set of topics, one bit per topic in file order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TopicSet(pub u64);
+
+impl TopicSet {
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// How many topics the set holds.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn union(self, other: TopicSet) -> TopicSet {
+        TopicSet(self.0 | other.0)
+    }
+
+    /// The topic indices in the set, in file order ([`LOOSE_FILES`] last).
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..=LOOSE_FILES).filter(move |i| self.0 & (1 << i) != 0)
+    }
+
+    /// The one topic of a set of exactly one.
+    pub fn single(self) -> Option<usize> {
+        (self.len() == 1).then(|| self.0.trailing_zeros() as usize)
+    }
+}
+
+/// The loaded topics with their words split for matching.
+#[derive(Debug, Clone, Default)]
+pub struct Topics {
+    topics: Vec<Topic>,
+    /// (topic index, the word's lower-case words), longest first.
+    patterns: Vec<(usize, Vec<String>)>,
+}
+
+impl Topics {
+    /// Reads `path`; a workspace without the file has no topics (every value
+    /// belongs to none, so composition is not split by topic).
+    ///
+    /// # Errors
+    /// A parse error names the file and line; a file with more than
+    /// [`MAX_TOPICS`] topics, an empty word, or a word in two topics is refused
+    /// naming the topic.
+    pub fn load(path: &Path) -> Result<Topics, CatalogError> {
+        if !path.exists() {
+            return Ok(Topics::default());
+        }
+        let file: TopicsFile = read_toml(path)?;
+        Topics::new(file.topics).map_err(|message| CatalogError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    /// Topics from parsed entries (see [`Topics::load`] for what is refused).
+    pub fn new(topics: Vec<Topic>) -> Result<Topics, String> {
+        if topics.len() > MAX_TOPICS {
+            return Err(format!(
+                "{} topics, more than the {MAX_TOPICS} supported",
+                topics.len()
+            ));
+        }
+        let mut patterns: Vec<(usize, Vec<String>)> = Vec::new();
+        for (i, t) in topics.iter().enumerate() {
+            for w in &t.words {
+                let words = words_of(w);
+                if words.is_empty() {
+                    return Err(format!("topic '{}' has an empty word", t.name));
+                }
+                if let Some((j, _)) = patterns.iter().find(|(_, p)| *p == words) {
+                    return Err(format!(
+                        "the word '{w}' is in both topic '{}' and topic '{}'",
+                        topics[*j].name, t.name
+                    ));
+                }
+                patterns.push((i, words));
+            }
+        }
+        // Longest first; the sort is stable, so file order breaks ties.
+        patterns.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
+        Ok(Topics { topics, patterns })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.topics.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Topic> {
+        self.topics.get(i)
+    }
+
+    /// The topic `value` belongs to, if any (see the module docs).
+    pub fn topic_of(&self, value: &str) -> Option<usize> {
+        if self.patterns.is_empty() {
+            return None;
+        }
+        let words = words_of(value);
+        self.patterns
+            .iter()
+            .find(|(_, p)| words.windows(p.len()).any(|w| w == p.as_slice()))
+            .map(|(i, _)| *i)
+    }
+
+    /// The topics of some values; a file path of no topic adds [`LOOSE_FILES`]
+    /// (when the workspace has topics at all).
+    pub fn of<'v>(&self, values: impl IntoIterator<Item = &'v str>) -> TopicSet {
+        if self.patterns.is_empty() {
+            return TopicSet::default();
+        }
+        values
+            .into_iter()
+            .filter_map(|v| {
+                self.topic_of(v)
+                    .or_else(|| (v.starts_with('/') || v.starts_with("~/")).then_some(LOOSE_FILES))
+            })
+            .fold(TopicSet::default(), |s, i| TopicSet(s.0 | (1 << i)))
+    }
+}
+
+/// Lower-case runs of letters and digits.
+fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topics() -> Topics {
+        let t = |name: &str, words: &[&str]| Topic {
+            name: name.into(),
+            purpose: format!("for the {name}"),
+            words: words.iter().map(|w| w.to_string()).collect(),
+        };
+        Topics::new(vec![
+            t("trip", &["summer trip", "beach"]),
+            t("money", &["budget", "team budget"]),
+            t("team", &["team"]),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_value_belongs_to_its_longest_whole_word_match() {
+        let t = topics();
+        assert_eq!(
+            t.topic_of("/home/user/Documents/summer_trip_costs.csv"),
+            Some(0)
+        );
+        assert_eq!(t.topic_of("/home/user/Pictures/beach.jpg"), Some(0));
+        assert_eq!(t.topic_of("Beaches"), None, "whole words only");
+        // 'team budget' (two words) wins over 'team' (one).
+        assert_eq!(t.topic_of("/home/user/Documents/team_budget.xlsx"), Some(1));
+        assert_eq!(t.topic_of("team-offsite@example.org"), Some(2));
+        assert_eq!(t.topic_of("alice@example.com"), None);
+        let set = t.of(["beach.jpg", "alice@example.com", "team"]);
+        assert_eq!(set.iter().collect::<Vec<_>>(), vec![0, 2]);
+        // A file of no topic is a loose file; other values of no topic are none.
+        let loose = t.of(["/home/user/Desktop/welcome.txt", "alice@example.com"]);
+        assert_eq!(loose.iter().collect::<Vec<_>>(), vec![LOOSE_FILES]);
+        assert_eq!(t.of(["/home/user/welcome.txt", "beach.jpg"]).len(), 2);
+        assert_eq!(set.single(), None);
+        assert_eq!(t.of(["beach.jpg"]).single(), Some(0));
+    }
+
+    #[test]
+    fn a_word_in_two_topics_is_refused() {
+        let t = |name: &str| Topic {
+            name: name.into(),
+            purpose: String::new(),
+            words: vec!["Team".into()],
+        };
+        let err = Topics::new(vec![t("a"), t("b")]).unwrap_err();
+        assert!(
+            err.contains("'Team'") && err.contains("'a'") && err.contains("'b'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_shipped_file_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/topics.toml");
+        let t = Topics::load(&path).unwrap();
+        assert!(!t.is_empty());
+        assert!(t
+            .topic_of("/home/user/Documents/travel_itinerary.docx")
+            .is_some());
+    }
+}
