@@ -35,7 +35,7 @@
 //!   in parallel. Numbers are positions in the text, not node ids.
 //!
 //! Example (natural, A → B, A → C, B and C → D):
-//! `To share the Q3 figures, get the e-mail 'Q3' sent. In Sheets, export
+//! `For the Q3 figures, I need the e-mail 'Q3' sent. In Sheets, export
 //! 'q3.xlsx' as '/home/user/q3.pdf'. Then, in PDF Tool, compress '/home/user/q3.pdf'
 //! as '/home/user/q3_small.pdf'. Once '/home/user/q3.pdf' is ready, in Writer, make
 //! the cover '/home/user/cover.docx' from it. Once '/home/user/q3_small.pdf' and
