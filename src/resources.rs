@@ -60,6 +60,12 @@ pub struct KindSpec {
     /// making any of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holder: Option<String>,
+    /// For a plain format (text, CSV, source code): the document properties a
+    /// file of this kind keeps ("sort" in a CSV); a change of any other property
+    /// (a frozen header, word wrap, bold type) is lost on saving. Absent: every
+    /// property is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keeps_props: Option<Vec<String>>,
 }
 
 impl KindSpec {

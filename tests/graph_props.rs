@@ -404,6 +404,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 directory: false,
                 phrase: None,
                 holder: None,
+                keeps_props: None,
             },
         );
     }

@@ -212,6 +212,7 @@ mod tests {
                 directory: false,
                 phrase: None,
                 holder: None,
+                keeps_props: None,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

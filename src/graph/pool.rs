@@ -697,6 +697,7 @@ pub(crate) mod tests {
                     directory: false,
                     phrase: None,
                     holder: None,
+                    keeps_props: None,
                 },
             );
         }

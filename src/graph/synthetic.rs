@@ -80,6 +80,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 directory: false,
                 phrase: None,
                 holder: None,
+                keeps_props: None,
             },
         );
     }

@@ -611,6 +611,8 @@ struct Modifier {
     edits: bool,
     /// The document kinds a paste makes sense in (empty: any).
     into_kinds: Vec<String>,
+    /// The document properties it sets ("freeze", "wrap", "sort").
+    props: Vec<String>,
 }
 
 fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<Modifier> {
@@ -690,6 +692,14 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
             })
             .flat_map(|ext| kind_of_ext(catalog, &ext))
             .collect();
+        let props: Vec<String> = c
+            .click
+            .iter()
+            .filter_map(|e| match &e.op {
+                Op::SetProp { prop, .. } => Some(prop.clone()),
+                _ => None,
+            })
+            .collect();
         if pasted.is_empty() {
             out.push(Modifier {
                 control: c.text.clone(),
@@ -700,6 +710,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 content,
                 edits,
                 into_kinds: into_kinds.clone(),
+                props: props.clone(),
             });
         }
         // A paste reads what another subtask copied: one modifier per kind the
@@ -719,6 +730,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 content,
                 edits,
                 into_kinds: into_kinds.clone(),
+                props: props.clone(),
             });
         }
     }
@@ -755,6 +767,19 @@ fn with_modifier(p: &Plan, m: &Modifier, catalog: &Catalog) -> Option<Plan> {
     // Saving the file before saving it under a new name, exporting or copying it
     // changes nothing anyone gets.
     if !m.edits {
+        return None;
+    }
+    // A property the saved format cannot keep (a frozen header or word wrap
+    // saved as CSV or plain text) is lost on saving: nothing anyone gets.
+    let lost = p.slots.iter().any(|s| match &s.role {
+        SlotRole::OutputPath { kind, .. } => catalog
+            .kinds
+            .get(kind)
+            .and_then(|k| k.keeps_props.as_ref())
+            .is_some_and(|keeps| m.props.iter().any(|x| !keeps.contains(x))),
+        _ => false,
+    });
+    if !m.content && lost {
         return None;
     }
     // Before a copy, only a change to the text shows in what is copied (bold
