@@ -322,7 +322,7 @@ impl Op {
 /// source `code`, a `number`, the `name` of an item (a task, a card, an event),
 /// an `address` (a web address or a file path), a `table`, an `image`.
 pub const CLIPBOARD_CONTENTS: &[&str] = &[
-    "text", "code", "number", "name", "address", "table", "image",
+    "text", "code", "number", "name", "address", "path", "table", "image",
 ];
 
 /// The resource kind of clipboard content `content` (one of
@@ -333,6 +333,7 @@ pub fn clipboard_kind(content: &str) -> &'static str {
         "number" => "number_in_clipboard",
         "name" => "name_in_clipboard",
         "address" => "address_in_clipboard",
+        "path" => "path_in_clipboard",
         "table" => "table_in_clipboard",
         "image" => "img_in_clipboard",
         _ => "text_in_clipboard",

@@ -17,6 +17,7 @@ pub const NON_PATH_RULES: &[(&str, &str)] = &[
     ("number_in_clipboard", "the clipboard holds text"),
     ("name_in_clipboard", "the clipboard holds text"),
     ("address_in_clipboard", "the clipboard holds text"),
+    ("path_in_clipboard", "the clipboard holds text"),
     ("table_in_clipboard", "the clipboard holds a table"),
     ("img_in_clipboard", "the clipboard holds an image"),
     (
@@ -111,7 +112,8 @@ pub fn holds(state: &DesktopState, kinds: &BTreeMap<String, KindSpec>, r: &Resou
         | "code_in_clipboard"
         | "number_in_clipboard"
         | "name_in_clipboard"
-        | "address_in_clipboard" => {
+        | "address_in_clipboard"
+        | "path_in_clipboard" => {
             matches!(&state.clipboard, Clipboard::Text(t) if !t.is_empty())
         }
         "table_in_clipboard" => matches!(state.clipboard, Clipboard::Table(_)),

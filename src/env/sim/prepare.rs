@@ -56,6 +56,9 @@ pub fn prepare(
             "address_in_clipboard" => {
                 state.clipboard = Clipboard::Text("https://example.com/prepared".into())
             }
+            "path_in_clipboard" => {
+                state.clipboard = Clipboard::Text("/home/user/Documents/prepared.txt".into())
+            }
             "table_in_clipboard" => {
                 state.clipboard = Clipboard::Table("Item,Amount\nPrepared,1".into())
             }

@@ -236,6 +236,17 @@ impl OfflineExplorer {
             {
                 continue;
             }
+            // Nor does joining a file with a copy of itself (append
+            // 'manual_compressed.pdf' to 'manual.pdf').
+            let input_stems: Vec<String> = plan
+                .slots
+                .iter()
+                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                .filter_map(|s| values.get(&s.name).map(|v| stem_of(v)))
+                .collect();
+            if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
+                continue;
+            }
             let stem = plan
                 .slots
                 .iter()
