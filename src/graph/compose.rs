@@ -1224,15 +1224,6 @@ fn is_file(pool: &Pool<'_>, r: u32) -> bool {
     pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
 }
 
-/// Is resource `r` of a kind with a holder (the clipboard)?
-fn is_held(pool: &Pool<'_>, r: u32) -> bool {
-    let kind = &pool.resource(r as usize).kind;
-    pool.catalog()
-        .kinds
-        .get(kind)
-        .is_some_and(|k| k.holder.is_some())
-}
-
 /// Does the graph have a node that needs two or more others?
 fn has_join(g: &Growth) -> bool {
     (0..g.nodes.len()).any(|v| g.dag.preds(v).count_ones() >= 2)
@@ -1313,7 +1304,7 @@ fn evaluate(
             && sa
                 .outputs
                 .iter()
-                .any(|&r| sb.inputs.binary_search(&r).is_ok() && is_held(pool, r))
+                .any(|&r| sb.inputs.binary_search(&r).is_ok() && pool.is_held(r))
     };
     if bits(preds).any(|v| same_app_file(g.nodes[v], x) || same_app_clip(g.nodes[v], x))
         || bits(succs).any(|v| same_app_file(x, g.nodes[v]) || same_app_clip(x, g.nodes[v]))

@@ -151,7 +151,7 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
     }
     for (a, &x) in nodes.iter().enumerate() {
         let unpasted = pool.slim[x].outputs.iter().any(|&r| {
-            !holders_of(pool, &[r]).is_empty()
+            pool.is_held(r)
                 && !nodes
                     .iter()
                     .any(|&y| pool.slim[y].inputs.binary_search(&r).is_ok())

@@ -574,12 +574,15 @@ impl<'a> Pool<'a> {
 
     /// Does instance `i` make a resource whose kind has a holder (the clipboard)?
     fn fills_holder(&self, i: usize) -> bool {
-        self.instances[i].outputs.iter().any(|r| {
-            self.catalog
-                .kinds
-                .get(&r.kind)
-                .is_some_and(|k| k.holder.is_some())
-        })
+        self.slim[i].outputs.iter().any(|&r| self.is_held(r))
+    }
+
+    /// Is resource `r` of a kind with a holder (the clipboard)?
+    pub(crate) fn is_held(&self, r: u32) -> bool {
+        self.catalog
+            .kinds
+            .get(&self.resources[r as usize].kind)
+            .is_some_and(|k| k.holder.is_some())
     }
 
     /// The weakly connected components of the dependency graph over placeable

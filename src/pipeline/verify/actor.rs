@@ -1402,6 +1402,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
         let target = live.resolve(&s.action).map(|k| live.controls[k].clone());
         let text = s.action.control_text.clone();
         let made = !goal.outputs_hold(before) && goal.outputs_hold(after);
+        let effect_clause = by_effect(&text);
         let p = match (&s.action.call, target.as_ref().map(|c| &c.target)) {
             (_, Some(Target::Launch(_))) => (Purpose::Launch, parts.first().cloned()),
             (_, Some(Target::Focus(_))) => (Purpose::Focus, None),
@@ -1468,7 +1469,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
                 }
             }
             _ if find(&text).is_some() => (Purpose::Named, find(&text)),
-            _ if by_effect(&text).is_some() => (Purpose::Named, by_effect(&text)),
+            _ if effect_clause.is_some() => (Purpose::Named, effect_clause),
             _ if goal.goals.clicks.iter().any(|c| same(c, &text))
                 || goal.goals.keys.iter().any(|k| {
                     matches!(&s.action.call, ActionCall::KeyboardInput { keys }
