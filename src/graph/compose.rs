@@ -1284,15 +1284,26 @@ fn evaluate(
     // A file handed between two nodes of one application that each change it and
     // save another of its kind is work a person does in one sitting (open once,
     // change, save): not a hand-off between subtasks.
-    // Nor is making the same change twice to successive copies of a file.
+    // Nor is making the same change twice to successive copies of a file, nor
+    // saving a file in another format only to open it again in the same
+    // application (open the CSV, save it as a workbook, open the workbook,
+    // export a PDF: a person exports the PDF from the CSV).
     let same_app_file = |a: u32, b: u32| {
         let (sa, sb) = (&pool.slim[a as usize], &pool.slim[b as usize]);
         let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+        let converts = |r: u32| {
+            sa.changes_nothing
+                && sa
+                    .inputs
+                    .iter()
+                    .any(|&i| is_file(pool, i) && kind(i) != kind(r))
+        };
         sa.app == sb.app
             && sa.outputs.iter().any(|&r| {
                 sb.inputs.binary_search(&r).is_ok()
                     && is_file(pool, r)
                     && (sa.changes & sb.changes != 0
+                        || converts(r)
                         || sb.outputs.iter().any(|&o| kind(o) == kind(r)))
             })
     };

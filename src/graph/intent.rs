@@ -28,7 +28,7 @@ pub struct IntentNode<'a> {
 }
 
 /// The task's intent statement: "<Purpose>, I need <results>, using <starting
-/// points>." `order` lists node indices in a topological order; `purpose` is
+/// points>." (the starting points only for one result and up to two of them). `order` lists node indices in a topological order; `purpose` is
 /// why the task is done ("for the summer trip"), if known.
 pub fn statement(
     catalog: &Catalog,
@@ -81,8 +81,10 @@ pub fn statement(
     }
     sentence.push_str(&join_and(&results));
     // "using", not "from": the starting points are what the work needs (a
-    // contact a mail goes to is no source of it).
-    if !sources.is_empty() {
+    // contact a mail goes to is no source of it). A request names what it
+    // starts from when that is short; a list of three, or beside several
+    // results, reads as an inventory, and the steps name them all anyway.
+    if !sources.is_empty() && sources.len() <= 2 && results.len() == 1 {
         sentence.push_str(", using ");
         sentence.push_str(&join_and(&sources));
     }

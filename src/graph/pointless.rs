@@ -14,6 +14,10 @@
 //!   something in the one place that holds a single thing (the clipboard, a
 //!   kind's `holder`): the later copy replaces the earlier, and a paste after
 //!   both uses only one of them.
+//! - an **unrelated paste** ([`PointlessKind::UnrelatedPaste`]): a message (a
+//!   node that makes no file) that carries a file and, as its text, content
+//!   copied from something that file does not come from: an e-mail with
+//!   `backup.sh` attached and the code of `analysis.py` as its body.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -37,6 +41,9 @@ pub enum PointlessKind {
     /// output that is used ("save the recording, then copy its path" before an
     /// editor that opens the file by name) (`b == a`).
     UnusedCopy,
+    /// Node `b` sends a message (it makes no file) carrying a file and content
+    /// that node `a` copied from something the file does not come from.
+    UnrelatedPaste,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -166,6 +173,15 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
+    for (b, &x) in nodes.iter().enumerate() {
+        for a in unrelated_pastes(pool, nodes, x) {
+            found.push(Pointless {
+                a,
+                b,
+                kind: PointlessKind::UnrelatedPaste,
+            });
+        }
+    }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
     for a in 0..nodes.len() {
@@ -183,6 +199,98 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                     b,
                     kind: PointlessKind::Replaced,
                 });
+            }
+        }
+    }
+    found
+}
+
+/// Is resource `r` a file or folder?
+fn is_path(pool: &Pool<'_>, r: u32) -> bool {
+    let kind = &pool.resource(r as usize).kind;
+    pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
+}
+
+/// A file's folder name and its name without extensions, lowercase: what ties
+/// `~/Documents/report.docx` to `/home/user/Documents/report.pdf`, and tells
+/// `~/Projects/backup.sh` from `~/Projects/scripts/backup.sh`.
+fn stem(path: &str) -> Option<String> {
+    let mut parts = path.trim_end_matches('/').rsplit('/');
+    let name = parts.next()?.split('.').next()?.trim();
+    let folder = parts.next().unwrap_or_default();
+    (!name.is_empty()).then(|| format!("{folder}/{name}").to_lowercase())
+}
+
+/// The stems of what instance `x` reads: its file inputs and the paths its
+/// parameters name (the file of a shell command `cat ~/Projects/backup.sh`).
+fn read_stems(pool: &Pool<'_>, x: usize) -> Vec<String> {
+    let mut out: Vec<String> = pool.slim[x]
+        .inputs
+        .iter()
+        .filter(|&&r| is_path(pool, r))
+        .filter_map(|&r| stem(pool.resource(r as usize).parameter.as_deref()?))
+        .collect();
+    let index = pool.instance(x).parameter_index;
+    if let Some(params) = pool.subtask_of(x).available_parameters.get(index) {
+        let paths = params
+            .values()
+            .flat_map(|v| v.split_whitespace())
+            .map(|t| t.trim_matches(|c| c == '\'' || c == '"'))
+            .filter(|t| t.contains('/') && !t.contains("://"));
+        out.extend(paths.filter_map(stem));
+    }
+    out
+}
+
+/// The stems file `r` comes from among `nodes`: its own, and those of what the
+/// node that made it read, back to the desktop's files.
+fn lineage(pool: &Pool<'_>, nodes: &[usize], r: u32, out: &mut Vec<String>, depth: usize) {
+    out.extend(
+        pool.resource(r as usize)
+            .parameter
+            .as_deref()
+            .and_then(stem),
+    );
+    if depth == 0 {
+        return;
+    }
+    let made_by = nodes.iter().filter(|&&y| {
+        let s = &pool.slim[y];
+        s.outputs.binary_search(&r).is_ok() && s.inputs.binary_search(&r).is_err()
+    });
+    for &y in made_by {
+        out.extend(read_stems(pool, y));
+        for &i in pool.slim[y].inputs.iter().filter(|&&i| is_path(pool, i)) {
+            lineage(pool, nodes, i, out, depth - 1);
+        }
+    }
+}
+
+/// The positions of the nodes whose copy instance `x` sends beside a file that
+/// does not come from what they copied (see [`PointlessKind::UnrelatedPaste`]).
+/// Only a message counts: pasting into a document that is then saved is editing
+/// it, and any content may go in.
+fn unrelated_pastes(pool: &Pool<'_>, nodes: &[usize], x: usize) -> Vec<usize> {
+    let s = &pool.slim[x];
+    let files: Vec<u32> = s
+        .inputs
+        .iter()
+        .copied()
+        .filter(|&r| is_path(pool, r))
+        .collect();
+    if files.is_empty() || s.outputs.iter().any(|&r| is_path(pool, r)) {
+        return Vec::new();
+    }
+    let mut carried = Vec::new();
+    for &f in &files {
+        lineage(pool, nodes, f, &mut carried, nodes.len());
+    }
+    let mut found = Vec::new();
+    for &h in s.inputs.iter().filter(|&&r| pool.is_held(r)) {
+        for (a, &c) in nodes.iter().enumerate() {
+            let copied = c != x && pool.slim[c].outputs.binary_search(&h).is_ok();
+            if copied && !read_stems(pool, c).iter().any(|t| carried.contains(t)) {
+                found.push(a);
             }
         }
     }
@@ -216,4 +324,63 @@ pub fn task_pointless(pool: &Pool<'_>, task: &Task) -> Vec<Pointless> {
             ..p
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::graph::pool::tests::{subtask, tiny_catalog};
+    use crate::model::SubtaskId;
+    use crate::resources::Resource;
+
+    #[test]
+    fn a_message_carries_a_file_and_text_copied_from_that_file_only() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["txt".into()];
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let a = [("doc", "/home/user/Documents/a.txt")];
+        let b = [("doc", "/home/user/Documents/b.txt")];
+        let b_sent = [("doc", "/home/user/Documents/b.txt"), ("img", "news")];
+        let subs = vec![
+            subtask("copy", "Writer", &["doc"], &["clip"], &[&a, &b]),
+            subtask("mail", "Mail", &["doc", "clip"], &["img"], &[&b_sent]),
+            subtask("paste", "Slides", &["doc", "clip"], &["doc"], &[&b]),
+            subtask(
+                "shell",
+                "Terminal",
+                &[],
+                &["clip"],
+                &[&[("cmd", "cat ~/Documents/b.txt")]],
+            ),
+        ];
+        // "img" stands for a sent message here: a parameterised kind, no file.
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some("/home/user/Documents/a.txt".into())),
+            Resource::new("doc", Some("/home/user/Documents/b.txt".into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let (copy_a, copy_b) = (find("copy", 0), find("copy", 1));
+        let (mail, paste, shell) = (find("mail", 0), find("paste", 0), find("shell", 0));
+        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, &vec![true; nodes.len()])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&[copy_a, mail]),
+            vec![(0, 1, PointlessKind::UnrelatedPaste)],
+            "a.txt's text sent with b.txt attached"
+        );
+        assert!(kinds(&[copy_b, mail]).is_empty(), "b.txt's own text");
+        assert!(kinds(&[shell, mail]).is_empty(), "the shell printed b.txt");
+        assert!(
+            kinds(&[copy_a, paste]).is_empty(),
+            "pasting into a saved file edits it"
+        );
+    }
 }

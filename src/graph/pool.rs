@@ -76,6 +76,9 @@ pub(crate) struct Slim {
     /// theme", "blur the image"), one bit per change phrase (by hash): two
     /// subtasks of one application with a common bit repeat a change.
     pub changes: u64,
+    /// Its instruction only opens, saves, exports and the like: it changes
+    /// nothing, with or without a parameter ([`changes_nothing`]).
+    pub changes_nothing: bool,
     /// The topics of its parameter values ([`crate::topics`]).
     pub topics: TopicSet,
 }
@@ -112,6 +115,21 @@ pub(crate) fn change_bits(template: &str) -> u64 {
                 h = h.wrapping_mul(0x0000_0100_0000_01b3);
             }
             m | 1 << (h % 64)
+        })
+}
+
+/// Does every clause of `template` (split at commas and "then", the
+/// application prefix aside) start with a verb that changes nothing ("open a
+/// workbook '{csv}', then save the workbook under a new name as '{xlsx}'")?
+pub(crate) fn changes_nothing(template: &str) -> bool {
+    template
+        .trim_end_matches('.')
+        .split(',')
+        .map(|c| c.trim().trim_start_matches("then ").trim())
+        .filter(|c| !c.is_empty() && !c.starts_with("In "))
+        .all(|c| {
+            let verb = c.split_whitespace().next().unwrap_or("").to_lowercase();
+            NO_CHANGE.contains(&verb.as_str())
         })
 }
 
@@ -237,6 +255,7 @@ impl<'a> Pool<'a> {
                 app,
                 category: cat,
                 changes: change_bits(&st.instruction_template),
+                changes_nothing: changes_nothing(&st.instruction_template),
                 topics: catalog
                     .topics
                     .of(st.available_parameters[p].values().map(String::as_str)),
@@ -685,6 +704,12 @@ pub(crate) mod tests {
         assert_eq!(themed & exported, themed, "the same change in both");
         assert_eq!(plain & themed, 0, "opening and exporting are no changes");
         assert_eq!(change_bits("In Mail, send the e-mail '{email_sent}'."), 0);
+        assert!(changes_nothing(
+            "In Sheets, open a workbook '{csv}', then save the workbook under a new name as '{xlsx}'."
+        ));
+        assert!(!changes_nothing(
+            "In Writer, open '{md}', then apply the '{style}' paragraph style, then save as '{docx}'."
+        ));
     }
 
     /// A catalogue with two parameterised kinds and one without a parameter.

@@ -82,6 +82,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::UnusedCopy => {
                 format!("{a} copies something that no node pastes")
             }
+            PointlessKind::UnrelatedPaste => {
+                format!("{b} sends a file with what {a} copied from something else as its text")
+            }
         });
     }
     let artefacts = template_artefacts(high);

@@ -938,10 +938,35 @@ fn output_path(
 fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> String {
     let words = words_of(stem);
     let forms: &[&str] = match kind {
-        "todo_item" => &["Review {w}", "Follow up on {w}", "Share {w}"],
-        "note_title" => &["{w} notes", "Notes on {w}", "{w} summary"],
-        "calendar_event" => &["{w} meeting", "{w} review", "{w} session"],
-        "email_sent" => &["{w}", "About {w}", "{w} update"],
+        "todo_item" => &[
+            "Review {w}",
+            "Follow up on {w}",
+            "Share {w}",
+            "Finish {w}",
+            "Check {w}",
+        ],
+        "note_title" => &[
+            "{w} notes",
+            "Notes on {w}",
+            "{w} summary",
+            "{w} ideas",
+            "Draft: {w}",
+        ],
+        "calendar_event" => &[
+            "{w} meeting",
+            "{w} review",
+            "{w} session",
+            "{w} call",
+            "{w} planning",
+        ],
+        "email_sent" => &[
+            "{w}",
+            "About {w}",
+            "{w} update",
+            "Re: {w}",
+            "{w} for review",
+            "Sharing {w}",
+        ],
         "expense_record" => &["{w} costs", "{w} purchase", "{w} fee"],
         "recipe_name" => &["{w} bowl", "{w} salad", "{w} stew"],
         "playlist_name" => &["{w} mix", "{w} favourites", "{w} tracks"],
@@ -1069,6 +1094,11 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     }
     if f.contains("location") {
         return pick(&["Room 2", "Cafe Lisboa", "Online"]);
+    }
+    // A person's or contact's name is words ("Home budget"), a file's name a
+    // slug ("home_budget").
+    if f.contains("name") && (f.contains("contact") || f.contains("person")) {
+        return Some(words);
     }
     if f.contains("name") {
         return Some(stem.to_string());
