@@ -4,10 +4,13 @@
 Run by scripts/check_consumers.sh (which makes the virtual environment and the
 exports); by hand:
 
-    python scripts/check_consumers.py --exports DIR [--agent-studio CHECKOUT]
+    python scripts/check_consumers.py --exports DIR [--agent-studio CHECKOUT] [--absolute]
 
 DIR holds one folder per format, as `synth export --format F --out DIR/F` writes
-them. Each check prints how many records its consumer loaded and the code path it
+them. With `--absolute` the exports were written with `--image-paths absolute`:
+every image reference must then be an absolute path, and each consumer loads them
+without being told where the export is (LLaMA-Factory with `media_dir` an empty
+folder elsewhere, ms-swift without `ROOT_IMAGE_DIR`). Each check prints how many records its consumer loaded and the code path it
 went through, then the script ends with the line `N passed, M failed` (one count
 per format). A format whose consumer is not installed (or, for AgentStudio, whose
 checkout is not given) is reported as skipped, not passed.
@@ -44,6 +47,9 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
+
+# Set by --absolute: the exports were written with `--image-paths absolute`.
+ABSOLUTE = False
 
 
 def jsonl(path):
@@ -106,7 +112,11 @@ def check_sharegpt(root, r):
     info = json.loads((root / "dataset_info.json").read_text())
     names = list(info)
     r.total = len(json.loads((root / info[names[0]]["file_name"]).read_text()))
-    data_args = DataArguments(dataset=names, dataset_dir=str(root))
+    if ABSOLUTE:
+        # Nothing tells LLaMA-Factory where the export is: media_dir is elsewhere.
+        data_args = DataArguments(dataset=names, dataset_dir=str(root), media_dir=tempfile.mkdtemp())
+    else:
+        data_args = DataArguments(dataset=names, dataset_dir=str(root))
     model_args = ModelArguments(model_name_or_path="unused")
     training_args = Seq2SeqTrainingArguments(output_dir=tempfile.mkdtemp(), report_to=[])
     attrs = get_dataset_list(names, data_args.dataset_dir)
@@ -116,6 +126,8 @@ def check_sharegpt(root, r):
         try:
             images = ex["_images"] or []
             for img in images:
+                if ABSOLUTE and not os.path.isabs(img):
+                    raise ValueError(f"image {img} is not absolute")
                 if not os.path.isfile(img):
                     raise ValueError(f"image {img} does not resolve")
             plugin._validate_messages(ex["_prompt"] + ex["_response"], images, [], [])
@@ -124,7 +136,9 @@ def check_sharegpt(root, r):
             r.fail(f"example {i}: {e}")
     r.how = (
         f"llamafactory {llamafactory.__version__} (parser.get_dataset_list, "
-        "loader._load_single_dataset with media_dir = dataset_dir, mm_plugin._validate_messages)"
+        + ("loader._load_single_dataset with media_dir an unrelated folder, " if ABSOLUTE
+           else "loader._load_single_dataset with media_dir = dataset_dir, ")
+        + "mm_plugin._validate_messages)"
     )
 
 
@@ -139,7 +153,10 @@ def check_qwen(root, r):
         r.skipped = f"ms-swift not importable: {e}"
         return
     elsewhere()
-    os.environ["ROOT_IMAGE_DIR"] = str(root)
+    if ABSOLUTE:
+        os.environ.pop("ROOT_IMAGE_DIR", None)
+    else:
+        os.environ["ROOT_IMAGE_DIR"] = str(root)
     data = root / "data.json"
     r.total = len(json.loads(data.read_text()))
     train, _ = load_dataset([str(data)], split_dataset_ratio=0.0, num_proc=1)
@@ -150,6 +167,8 @@ def check_qwen(root, r):
                 raise ValueError(f"{len(images)} images")
             for img in images:
                 path = img["path"] if isinstance(img, dict) else img
+                if ABSOLUTE and not os.path.isabs(path):
+                    raise ValueError(f"image {path} is not absolute")
                 load_image(path).load()
             tokens = sum(m["content"].count("<image>") for m in row["messages"])
             if tokens != len(images):
@@ -159,7 +178,8 @@ def check_qwen(root, r):
             r.fail(f"row {i}: {e}")
     r.how = (
         f"ms-swift {swift.__version__} (swift.dataset.load_dataset, "
-        "vision_utils.load_image with ROOT_IMAGE_DIR = the export folder)"
+        + ("vision_utils.load_image without ROOT_IMAGE_DIR)" if ABSOLUTE
+           else "vision_utils.load_image with ROOT_IMAGE_DIR = the export folder)")
     )
 
 
@@ -254,6 +274,14 @@ def agent_studio(checkout):
     os.environ["TQDM_DISABLE"] = "1"
 
 
+def row_images(row):
+    """The image references of an AgentStudio row (grounding, idm or critic)."""
+    if "image" in row:
+        return [row["image"]]
+    steps = row["actions"] if "actions" in row else [row]
+    return [p for a in steps for p in (a["obs_before"], a["obs_after"]) if p is not None]
+
+
 def run_agent_studio(root, r, checkout, module, cls, file, answer, model_cls):
     if checkout is None:
         r.skipped = "no AgentStudio checkout (--agent-studio)"
@@ -278,6 +306,10 @@ def run_agent_studio(root, r, checkout, module, cls, file, answer, model_cls):
     all_rows = ev.data
     for i, row in enumerate(all_rows):
         try:
+            if ABSOLUTE:
+                for p in row_images(row):
+                    if not os.path.isabs(p):
+                        raise ValueError(f"image {p} is not absolute")
             if model_cls is not None:
                 getattr(types, model_cls).model_validate(row)
             ev.data = [json.loads(json.dumps(row))]
@@ -291,7 +323,8 @@ def run_agent_studio(root, r, checkout, module, cls, file, answer, model_cls):
     r.how = (
         f"AgentStudio {module}.{cls}"
         + (f" and types.{model_cls}" if model_cls else "")
-        + f" ({model.images} images opened through <jsonl folder>/images/)"
+        + f" ({model.images} images opened through "
+        + ("os.path.join(<jsonl folder>/images, absolute path))" if ABSOLUTE else "<jsonl folder>/images/)")
     )
 
 
@@ -421,6 +454,13 @@ def check_osworld(root, r):
 
 # --- omnibench ------------------------------------------------------------------------
 
+def omnibench_image(root, o):
+    if ABSOLUTE and not os.path.isabs(o):
+        raise ValueError(f"{o} is not absolute")
+    if not (root / o).is_file():
+        raise ValueError(f"{o} missing")
+
+
 def check_omnibench(root, r):
     tasks = json.loads((root / "tasks.json").read_text())
     trajs = json.loads((root / "task_trajectories.json").read_text())
@@ -452,8 +492,7 @@ def check_omnibench(root, r):
             if len(t["observations"]) != len(t["actions"]) + 1:
                 raise ValueError("not n + 1 observations")
             for o in t["observations"]:
-                if not (root / o).is_file():
-                    raise ValueError(f"{o} missing")
+                omnibench_image(root, o)
             r.loaded += 1
         except Exception as e:
             r.fail(f"trajectory {t['trajectory_id']}: {e}")
@@ -463,8 +502,7 @@ def check_omnibench(root, r):
             if len(s["observations"]) != len(s["actions"]) + 1:
                 raise ValueError(f"{len(s['observations'])} observations for {len(s['actions'])} actions")
             for o in s["observations"]:
-                if not (root / o).is_file():
-                    raise ValueError(f"{o} missing")
+                omnibench_image(root, o)
             r.loaded += 1
         except Exception as e:
             r.fail(f"subtask trajectory {s['trajectory_id']}: {e}")
@@ -476,7 +514,10 @@ def main():
     ap.add_argument("--exports", required=True, type=Path)
     ap.add_argument("--agent-studio", type=Path, default=None)
     ap.add_argument("--only", default=None, help="comma-separated formats")
+    ap.add_argument("--absolute", action="store_true", help="the exports have absolute image paths")
     args = ap.parse_args()
+    global ABSOLUTE
+    ABSOLUTE = args.absolute
     exports = args.exports.resolve()
     checkout = args.agent_studio.resolve() if args.agent_studio else None
     checks = {
@@ -500,7 +541,7 @@ def main():
     for name, check in checks.items():
         if name not in only:
             continue
-        r = Result(name)
+        r = Result(name + (" (--image-paths absolute)" if ABSOLUTE else ""))
         root = exports / name
         if not root.is_dir():
             r.skipped = f"no export at {root}"

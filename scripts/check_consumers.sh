@@ -6,7 +6,9 @@
 #
 # WORKSPACE is a synth workspace with validated tasks and trajectories (for example
 # after `synth --workspace WORKSPACE run`). The script exports every format into
-# WORKSPACE/generated/consumers/<format>/ with SYNTH (default: this repository's
+# WORKSPACE/generated/consumers/<format>/, and every format with image paths but
+# openai once more with `--image-paths absolute` into
+# WORKSPACE/generated/consumers-absolute/<format>/, with SYNTH (default: this repository's
 # release binary, built with cargo) and runs scripts/check_consumers.py on them in
 # two virtual environments under VENVS (default WORKSPACE/.venv-consumers), since
 # LLaMA-Factory and ms-swift pin different versions of `datasets`:
@@ -57,10 +59,19 @@ fi
 for format in sharegpt qwen openai grounding idm critic osworld omnibench; do
     "${synth[@]}" --workspace "$ws" --quiet export --format "$format" --out "$out/$format"
 done
+# The same formats with --image-paths absolute (openai and osworld have no such
+# option): each consumer must then load them without being told where they are.
+absolute=sharegpt,qwen,grounding,idm,critic,omnibench
+for format in ${absolute//,/ }; do
+    "${synth[@]}" --workspace "$ws" --quiet export --format "$format" \
+        --image-paths absolute --out "$out-absolute/$format"
+done
 
 status=0
 "$venvs/llamafactory/bin/python" "$repo/scripts/check_consumers.py" \
     --exports "$out" --only sharegpt || status=1
+"$venvs/llamafactory/bin/python" "$repo/scripts/check_consumers.py" \
+    --exports "$out-absolute" --only sharegpt --absolute || status=1
 if [ "${OSWORLD:-0}" = 1 ]; then
     "$venvs/osworld/bin/python" "$repo/scripts/check_consumers.py" \
         --exports "$out" --only osworld || status=1
@@ -69,6 +80,11 @@ else
     rest=qwen,openai,grounding,idm,critic,osworld,omnibench
 fi
 args=(--exports "$out" --only "$rest")
+if [ -n "$agent_studio" ]; then
+    args+=(--agent-studio "$agent_studio")
+fi
+"$venvs/swift/bin/python" "$repo/scripts/check_consumers.py" "${args[@]}" || status=1
+args=(--exports "$out-absolute" --only "${absolute#sharegpt,}" --absolute)
 if [ -n "$agent_studio" ]; then
     args+=(--agent-studio "$agent_studio")
 fi

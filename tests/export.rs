@@ -704,32 +704,58 @@ fn openai_refuses_paths_it_cannot_load() {
     }
 }
 
+/// Every string of a JSON value that names a PNG file.
+fn png_refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) if s.ends_with(".png") => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| png_refs(x, out)),
+        Value::Object(o) => o.values().for_each(|x| png_refs(x, out)),
+        _ => {}
+    }
+}
+
 #[test]
 fn absolute_image_paths_load_from_any_directory() {
     let ws = dataset();
-    let dir = export(
-        &ws,
-        "out/abs",
-        &["--format", "sharegpt", "--image-paths", "absolute"],
-    );
-    for r in json(&dir.join("data.json")).as_array().unwrap() {
-        let img = r["images"][0].as_str().unwrap();
-        assert!(Path::new(img).is_absolute(), "{img}");
-        assert!(is_png(Path::new(img)), "{img}");
-    }
-    let dir = export(
-        &ws,
-        "out/abs-idm",
-        &["--format", "idm", "--image-paths", "absolute"],
-    );
-    for r in jsonl(&dir.join("idm.jsonl")) {
-        let img = r["obs_before"].as_str().unwrap();
-        assert!(
-            Path::new(img).is_absolute() && is_png(Path::new(img)),
-            "{img}"
+    // Every format that ships image files, with the file(s) its consumer reads.
+    for (format, files) in [
+        ("sharegpt", &["data.json"][..]),
+        ("qwen", &["data.json"]),
+        ("grounding", &["grounding.jsonl"]),
+        ("idm", &["idm.jsonl"]),
+        ("critic", &["critic.jsonl"]),
+        (
+            "omnibench",
+            &["task_trajectories.json", "subtask_trajectories.json"],
+        ),
+    ] {
+        let dir = export(
+            &ws,
+            &format!("out/abs-{format}"),
+            &["--format", format, "--image-paths", "absolute"],
         );
+        let mut records = Vec::new();
+        for f in files {
+            let path = dir.join(f);
+            if f.ends_with(".jsonl") {
+                records.extend(jsonl(&path));
+            } else {
+                records.push(json(&path));
+            }
+        }
+        let mut refs = Vec::new();
+        records.iter().for_each(|r| png_refs(r, &mut refs));
+        assert!(!refs.is_empty(), "{format}: no image references");
+        for img in refs {
+            // Absolute, so that `os.path.join(anything, img)` (LLaMA-Factory's
+            // media_dir, ms-swift's ROOT_IMAGE_DIR, AgentStudio's
+            // `<folder of the jsonl>/images`) is the image itself.
+            assert!(Path::new(img).is_absolute(), "{format}: {img}");
+            assert!(is_png(Path::new(img)), "{format}: {img}");
+            assert!(img.starts_with(dir.to_str().unwrap()), "{format}: {img}");
+        }
+        assert_eq!(json(&dir.join("export.json"))["image_paths"], "absolute");
     }
-    assert_eq!(json(&dir.join("export.json"))["image_paths"], "absolute");
 }
 
 #[test]
