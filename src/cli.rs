@@ -398,7 +398,16 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         env: settings.env.clone(),
     };
     refuse_unsupported(&cli.command, &settings.env)?;
-    let result = run_command(&cli, &settings, &file, &catalog, &cx);
+    let result = run_command(&cli, &settings, &file, &catalog, &cx).map_err(|err| {
+        if disk_full(&err) {
+            err.context(format!(
+                "the disk holding the store {} is full; free some space and run again (what was stored stays stored)",
+                settings.db.display()
+            ))
+        } else {
+            err
+        }
+    });
     if let Err(err) = &result {
         if cli.command.writes_store() {
             // The failed command's runs end as failed, not 'running' forever.
@@ -409,6 +418,17 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
     }
     result
+}
+
+/// Did SQLite refuse a write because the disk (or the file system's quota) is
+/// full? Its own message names no file.
+fn disk_full(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::DiskFull
+        )
+    })
 }
 
 /// The stages that still plan on the simulated desktop itself (the offline agent
