@@ -399,13 +399,17 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     };
     refuse_unsupported(&cli.command, &settings.env)?;
     let result = run_command(&cli, &settings, &file, &catalog, &cx).map_err(|err| {
-        if disk_full(&err) {
-            err.context(format!(
-                "the disk holding the store {} is full; free some space and run again (what was stored stays stored)",
-                settings.db.display()
-            ))
-        } else {
-            err
+        let store = settings.db.display();
+        match sqlite_code(&err) {
+            Some(rusqlite::ErrorCode::DiskFull) => err.context(format!(
+                "the disk holding the store {store} is full; free some space and run again (what was stored stays stored)"
+            )),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                err.context(format!(
+                    "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
+                ))
+            }
+            _ => err,
         }
     });
     if let Err(err) = &result {
@@ -420,15 +424,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     result
 }
 
-/// Did SQLite refuse a write because the disk (or the file system's quota) is
-/// full? Its own message names no file.
-fn disk_full(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        matches!(
-            cause.downcast_ref::<rusqlite::Error>(),
-            Some(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::DiskFull
-        )
-    })
+/// The code of the SQLite error in the chain of a failed command, if any: a full
+/// disk or a damaged file, whose SQLite messages ('database or disk is full',
+/// 'database disk image is malformed') name no file.
+fn sqlite_code(err: &anyhow::Error) -> Option<rusqlite::ErrorCode> {
+    err.chain()
+        .find_map(|cause| match cause.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
+            _ => None,
+        })
 }
 
 /// The stages that still plan on the simulated desktop itself (the offline agent
