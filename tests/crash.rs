@@ -25,7 +25,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use common::Workspace;
 
@@ -214,12 +214,17 @@ const STAGES: [&str; 8] = [
 
 /// The position in [`STAGES`] of the stage under way in the workspace, if any: a
 /// stage that records runs has one open (newer than run `floor`: a run the previous
-/// kill left open is not this process's); the export has its staging folder; the
-/// report follows a finished export.
-fn current_stage(ws: &Workspace, floor: i64) -> Option<usize> {
+/// kill left open is not this process's); the export has its staging folder (made
+/// since `since`: the previous kill's leftover is not); the report follows a
+/// finished export.
+fn current_stage(ws: &Workspace, floor: i64, since: SystemTime) -> Option<usize> {
+    let staging = ws.file("generated/export/.sharegpt.partial");
+    let staged = std::fs::metadata(&staging)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t >= since);
     let stage = match open_run(ws).filter(|(id, _)| *id > floor) {
         Some((_, command)) => command,
-        None if ws.file("generated/export/.sharegpt.partial").exists() => "export".into(),
+        None if staged => "export".into(),
         None if ws.file("generated/export/sharegpt/export.json").exists() => "report".into(),
         None => return None,
     };
@@ -254,11 +259,11 @@ fn open_run(ws: &Workspace) -> Option<(i64, String)> {
 
 /// Where a kill landed: the stage whose run (newer than `floor`) was open, or what
 /// the files show.
-fn landed(ws: &Workspace, floor: i64) -> String {
+fn landed(ws: &Workspace, floor: i64, since: SystemTime) -> String {
     if let Some((_, stage)) = open_run(ws).filter(|(id, _)| *id > floor) {
         return stage;
     }
-    match current_stage(ws, floor) {
+    match current_stage(ws, floor, since) {
         Some(i) => STAGES[i].to_string(),
         None => "before or between stages (start-up, compose top-up)".into(),
     }
@@ -305,12 +310,13 @@ fn crash_and_compare(
         let span = (took.get(STAGES[target]).copied().unwrap_or(0) / (aimed + 1)).max(20);
         let delay = Duration::from_millis(random() % span);
         let floor = last_run_id(crashed);
+        let since = SystemTime::now();
         let mut child = spawn(crashed, &[RUN, run, &["--quiet"]].concat());
         let deadline = Instant::now() + Duration::from_secs(600);
         let mut seen: Option<Instant> = None;
         while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
             match seen {
-                None if current_stage(crashed, floor).is_some_and(|c| c >= target) => {
+                None if current_stage(crashed, floor, since).is_some_and(|c| c >= target) => {
                     seen = Some(Instant::now());
                 }
                 Some(at) if at.elapsed() >= delay => break,
@@ -323,7 +329,7 @@ fn crash_and_compare(
         } else {
             child.kill().unwrap(); // SIGKILL
             child.wait().unwrap();
-            landed(crashed, floor)
+            landed(crashed, floor, since)
         };
         eprintln!(
             "kill {}: aimed at {} + {:.2}s, landed in {stage}",
