@@ -398,7 +398,20 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         env: settings.env.clone(),
     };
     refuse_unsupported(&cli.command, &settings.env)?;
-    let result = run_command(&cli, &settings, &file, &catalog, &cx);
+    let result = run_command(&cli, &settings, &file, &catalog, &cx).map_err(|err| {
+        let store = settings.db.display();
+        match sqlite_code(&err) {
+            Some(rusqlite::ErrorCode::DiskFull) => err.context(format!(
+                "the disk holding the store {store} is full; free some space and run again (what was stored stays stored)"
+            )),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                err.context(format!(
+                    "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
+                ))
+            }
+            _ => err,
+        }
+    });
     if let Err(err) = &result {
         if cli.command.writes_store() {
             // The failed command's runs end as failed, not 'running' forever.
@@ -409,6 +422,17 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
     }
     result
+}
+
+/// The code of the SQLite error in the chain of a failed command, if any: a full
+/// disk or a damaged file, whose SQLite messages ('database or disk is full',
+/// 'database disk image is malformed') name no file.
+fn sqlite_code(err: &anyhow::Error) -> Option<rusqlite::ErrorCode> {
+    err.chain()
+        .find_map(|cause| match cause.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
+            _ => None,
+        })
 }
 
 /// The stages that still plan on the simulated desktop itself (the offline agent

@@ -143,6 +143,16 @@ fn a_damaged_store_is_never_written_and_readers_say_so() {
     for line in err.lines().filter(|l| l.starts_with("synth: ")) {
         assert!(line.matches("malformed").count() <= 1, "{line}");
     }
+    // A reader that fails on a damaged page names the store, not only SQLite's
+    // 'database disk image is malformed'.
+    let report = ws.synth(&["report", "--quiet"]);
+    let err = String::from_utf8_lossy(&report.stderr);
+    assert_eq!(report.status.code(), Some(2), "{err}");
+    let line = err.lines().find(|l| l.starts_with("synth: ")).unwrap_or("");
+    assert!(
+        line.contains("is damaged") && line.contains(&store.display().to_string()),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&store).unwrap(), bytes, "nothing was written");
 }
 

@@ -45,9 +45,11 @@
 //!
 //! **Atomic replacement.** An export is built in a staging folder beside the target
 //! (`.<name>.partial`) and renamed into place only when complete, manifest
-//! included; the previous export stays in place until then (it is first renamed to
-//! `.<name>.old`, then removed). A killed or failed export therefore leaves the
-//! target as it was, plus leftovers that the next export removes before it starts.
+//! included; the previous export stays in place until then (on Linux the two
+//! folders are exchanged in one step; elsewhere the previous one is first renamed
+//! to `.<name>.old`), then removed. A killed or failed export (a full disk, say)
+//! therefore leaves the target as it was, plus leftovers that the next export
+//! removes (or, for a previous export left aside, puts back) before it starts.
 //! A target that holds a previous export's manifest is replaced; a non-empty folder
 //! without one is refused, except for the default folder
 //! (`generated/export/<format>`), which synth owns: there such a folder is an
@@ -904,7 +906,16 @@ fn prepare_out(out: &Path) -> Result<PathBuf, ExportError> {
         return Err(ExportError::OutNotEmpty(out.to_path_buf()));
     }
     let staging = staging_dir(out);
-    for leftover in [&staging, &retired_dir(out)] {
+    let retired = retired_dir(out);
+    // Killed between the two renames of `publish` (where no atomic exchange is
+    // available): the previous export waits beside a missing target. It is put
+    // back, so that the target holds the previous export until the new one is
+    // complete, as after any other kill.
+    if !out.exists() && retired.join(MANIFEST).is_file() {
+        tracing::info!(path = %out.display(), "putting back the previous export an interrupted export had moved aside");
+        std::fs::rename(&retired, out).map_err(io_err(out))?;
+    }
+    for leftover in [&staging, &retired] {
         if leftover.exists() {
             tracing::info!(path = %leftover.display(), "removing what an interrupted export left");
             std::fs::remove_dir_all(leftover).map_err(io_err(leftover))?;
@@ -915,11 +926,20 @@ fn prepare_out(out: &Path) -> Result<PathBuf, ExportError> {
 }
 
 /// Renames the complete export in `staging` to `out`, replacing the previous
-/// export. The previous export is renamed aside first (two renames, each atomic),
-/// so `out` always holds either the previous export or the new one, never a mix.
+/// export, so that `out` always holds either the previous export or the new one,
+/// never a mix. On Linux the two folders are exchanged in one atomic step
+/// (`renameat2` with `RENAME_EXCHANGE`) and the previous export, now at the
+/// staging name, is removed (or, after a kill, by the next export). Elsewhere, or
+/// on a file system without the exchange, the previous export is renamed aside
+/// first (two renames, each atomic); a kill between them leaves it aside, and
+/// [`prepare_out`] puts it back.
 fn publish(staging: &Path, out: &Path) -> Result<(), ExportError> {
     let retired = retired_dir(out);
     if out.exists() {
+        if exchange(staging, out).is_ok() {
+            std::fs::remove_dir_all(staging).map_err(io_err(staging))?;
+            return Ok(());
+        }
         std::fs::rename(out, &retired).map_err(io_err(out))?;
     }
     std::fs::rename(staging, out).map_err(io_err(out))?;
@@ -927,6 +947,55 @@ fn publish(staging: &Path, out: &Path) -> Result<(), ExportError> {
         std::fs::remove_dir_all(&retired).map_err(io_err(&retired))?;
     }
     Ok(())
+}
+
+/// The staging folder of an export that has not been published: removed when
+/// dropped (the export failed), unless cleared once the export is in place.
+struct Unpublished<'a>(Option<&'a Path>);
+
+impl Drop for Unpublished<'_> {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0 {
+            if let Err(error) = std::fs::remove_dir_all(dir) {
+                if error.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(path = %dir.display(), %error, "cannot remove the staging folder of a failed export");
+                }
+            }
+        }
+    }
+}
+
+/// Exchanges the folders `a` and `b` atomically (both must exist).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both paths are NUL-terminated strings that outlive the call;
+    // renameat2 reads them and touches no memory of ours.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// No atomic exchange here: [`publish`] renames twice.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// Removes a non-empty default output folder that has no manifest: an export an
@@ -1033,6 +1102,9 @@ pub fn export_dataset(
     // in the staging folder until the export is complete.
     let target = &std::path::absolute(out).map_err(io_err(out))?;
     let staging = prepare_out(target)?;
+    // A failed export (a full disk, a replay error) removes what it staged, so the
+    // space is free again at once; a killed one leaves it to the next export.
+    let mut unpublished = Unpublished(Some(&staging));
     let out = staging.as_path();
     let images = args.format.has_images();
     let threads = rayon::ThreadPoolBuilder::new()
@@ -1235,6 +1307,7 @@ pub fn export_dataset(
     });
     ecx.write_json(MANIFEST, &manifest)?;
     publish(&staging, target)?;
+    unpublished.0 = None;
     Ok(ExportReport {
         format: args.format,
         out: target.to_path_buf(),
@@ -1372,5 +1445,35 @@ mod tests {
         assert_eq!(std::fs::read_to_string(out.join(MANIFEST)).unwrap(), "new");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "only the export remains");
+    }
+
+    #[test]
+    fn a_previous_export_left_aside_by_a_kill_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sharegpt");
+        // Killed between the two renames of publish: the previous export aside,
+        // the new one complete in the staging folder, no target.
+        std::fs::create_dir_all(retired_dir(&out)).unwrap();
+        std::fs::write(retired_dir(&out).join(MANIFEST), "old").unwrap();
+        std::fs::create_dir_all(staging_dir(&out)).unwrap();
+        std::fs::write(staging_dir(&out).join(MANIFEST), "new").unwrap();
+        let staging = prepare_out(&out).unwrap();
+        assert_eq!(std::fs::read_to_string(out.join(MANIFEST)).unwrap(), "old");
+        assert!(!retired_dir(&out).exists());
+        assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn publishing_exchanges_the_folders_in_one_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("f"), "a").unwrap();
+        std::fs::write(b.join("f"), "b").unwrap();
+        exchange(&a, &b).unwrap();
+        assert_eq!(std::fs::read_to_string(a.join("f")).unwrap(), "b");
+        assert_eq!(std::fs::read_to_string(b.join("f")).unwrap(), "a");
     }
 }

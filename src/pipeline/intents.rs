@@ -221,35 +221,43 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
         })
         .collect();
     bar.finish_and_clear();
-    // The reply is the stage's unit of work: stored in one transaction, so a killed
-    // stage leaves every intent of it or none.
-    let inserted = cx.store.put_intents(&records, Some(run))?;
-    for (rec, new) in records.iter().zip(inserted) {
-        match (new, rec.status) {
-            (false, _) => report.already_present += 1,
-            (true, IntentStatus::Accepted) => report.accepted += 1,
-            (true, IntentStatus::Rejected) => report.rejected += 1,
-        }
-    }
-
-    let accepted = cx.store.intents(Some(IntentStatus::Accepted))?;
-    let covered: BTreeSet<&str> = accepted
+    // The reply is the stage's unit of work: stored in one transaction with the
+    // stage's completion record (its run, ended `ok`), so a killed stage leaves
+    // every intent of it and the record, or neither, and `synth run` plans again.
+    // The summary is made from what was stored before (one writer: nothing else
+    // changes the intents meanwhile) and what this reply inserts.
+    let mut accepted: BTreeSet<&str> = existing
         .iter()
+        .filter(|i| i.status == IntentStatus::Accepted)
+        .map(|i| i.id.as_str())
+        .collect();
+    let mut covered: BTreeSet<&str> = existing
+        .iter()
+        .filter(|i| i.status == IntentStatus::Accepted)
         .flat_map(|i| i.subtask_ids.iter().map(String::as_str))
         .collect();
-    report.total_accepted = accepted.len();
-    report.uncovered_subtasks = request
-        .subtasks
-        .iter()
-        .filter(|s| !covered.contains(s.id.as_str()))
-        .count();
-    report.unplaceable_subtasks = subtasks.len() - request.subtasks.len();
-    report.seconds = started.elapsed().as_secs_f64();
-    cx.store.finish_run(
-        run,
-        "ok",
-        &serde_json::to_value(&report).unwrap_or_default(),
-    )?;
+    cx.store.put_intents_and_finish(&records, run, |inserted| {
+        for (rec, &new) in records.iter().zip(inserted) {
+            match (new, rec.status) {
+                (false, _) => report.already_present += 1,
+                (true, IntentStatus::Accepted) => {
+                    report.accepted += 1;
+                    accepted.insert(rec.id.as_str());
+                    covered.extend(rec.subtask_ids.iter().map(String::as_str));
+                }
+                (true, IntentStatus::Rejected) => report.rejected += 1,
+            }
+        }
+        report.total_accepted = accepted.len();
+        report.uncovered_subtasks = request
+            .subtasks
+            .iter()
+            .filter(|s| !covered.contains(s.id.as_str()))
+            .count();
+        report.unplaceable_subtasks = subtasks.len() - request.subtasks.len();
+        report.seconds = started.elapsed().as_secs_f64();
+        serde_json::to_value(&report).unwrap_or_default()
+    })?;
     Ok(report)
 }
 

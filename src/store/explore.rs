@@ -2,7 +2,7 @@
 //! writing one application's proposals (proposed and rejected alike) in one
 //! transaction, so a killed run either has all of an application or none of it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::{Store, StoreError};
 use crate::model::{Subtask, SubtaskStatus};
@@ -29,6 +29,26 @@ impl Store {
         let mut out = BTreeSet::new();
         for r in rows {
             out.insert(r?);
+        }
+        Ok(out)
+    }
+
+    /// The write position of every subtask `synth explore` stored: subtask id ->
+    /// its row's position in the table (SQLite's rowid, which an update keeps).
+    /// One application's proposals are written in one transaction in the order the
+    /// explorer gave them, so this is each application's proposal order; the
+    /// explore stage orders what it has stored by application (in exploration
+    /// order) and then by this, the order an uninterrupted stage built it in.
+    pub fn explore_write_order(&self) -> Result<HashMap<String, i64>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, rowid FROM subtasks WHERE json_extract(body, '$.provenance.note') = ?1",
+        )?;
+        let rows = stmt.query_map([EXPLORE_NOTE], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let (id, row): (String, i64) = r?;
+            out.insert(id, row);
         }
         Ok(out)
     }

@@ -81,25 +81,27 @@ impl Store {
     ) -> Result<Vec<bool>, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        let mut inserted = Vec::with_capacity(recs.len());
-        {
-            let mut stmt = tx.prepare(
-                "INSERT OR IGNORE INTO intents (id, intent, status, reason, body, run_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            for rec in recs {
-                let body = serde_json::to_string(rec).expect("intent records always serialize");
-                let n = stmt.execute(params![
-                    rec.id,
-                    rec.intent,
-                    rec.status.as_str(),
-                    rec.reason,
-                    body,
-                    run
-                ])?;
-                inserted.push(n == 1);
-            }
-        }
+        let inserted = insert_intents(&tx, recs, run)?;
+        tx.commit()?;
+        Ok(inserted)
+    }
+
+    /// The intents stage's unit of work: stores every intent of one planner reply
+    /// (as [`Store::put_intents`]) and ends the stage's run `ok` with the summary
+    /// that `summary` makes from the per-record inserted flags, in one transaction.
+    /// A killed stage therefore leaves either the intents and the completion record
+    /// that [`Store::intents_planned_for`] reads, or neither; never intents of a
+    /// run that looks unfinished (which a re-run would plan beside).
+    pub fn put_intents_and_finish(
+        &self,
+        recs: &[IntentRecord],
+        run: i64,
+        summary: impl FnOnce(&[bool]) -> serde_json::Value,
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let inserted = insert_intents(&tx, recs, Some(run))?;
+        super::finish_run_in(&tx, run, "ok", &summary(&inserted))?;
         tx.commit()?;
         Ok(inserted)
     }
@@ -166,6 +168,33 @@ impl Store {
     }
 }
 
+/// Inserts `recs` (each unless its id is stored) inside `tx`; per record, whether
+/// it was inserted.
+fn insert_intents(
+    tx: &rusqlite::Transaction<'_>,
+    recs: &[IntentRecord],
+    run: Option<i64>,
+) -> Result<Vec<bool>, StoreError> {
+    let mut inserted = Vec::with_capacity(recs.len());
+    let mut stmt = tx.prepare(
+        "INSERT OR IGNORE INTO intents (id, intent, status, reason, body, run_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for rec in recs {
+        let body = serde_json::to_string(rec).expect("intent records always serialize");
+        let n = stmt.execute(params![
+            rec.id,
+            rec.intent,
+            rec.status.as_str(),
+            rec.reason,
+            body,
+            run
+        ])?;
+        inserted.push(n == 1);
+    }
+    Ok(inserted)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +228,36 @@ mod tests {
         s.finish_run(run, "ok", &serde_json::json!({})).unwrap();
         assert!(s.intents_planned_for("p1").unwrap());
         assert!(!s.intents_planned_for("p2").unwrap());
+    }
+
+    #[test]
+    fn intents_and_their_completion_record_are_committed_together() {
+        let s = Store::open_in_memory().unwrap();
+        let a = rec(&["s1", "s2"], IntentStatus::Accepted);
+        let run = s
+            .begin_run("intents", &serde_json::json!({"pool": "p1"}))
+            .unwrap();
+        // A completion record that cannot be written (as a full disk would refuse
+        // it) takes the intents with it.
+        s.conn()
+            .execute_batch(
+                "CREATE TRIGGER refuse BEFORE UPDATE ON runs
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END",
+            )
+            .unwrap();
+        assert!(s
+            .put_intents_and_finish(std::slice::from_ref(&a), run, |_| serde_json::json!({}))
+            .is_err());
+        assert!(s.intents(None).unwrap().is_empty());
+        assert!(!s.intents_planned_for("p1").unwrap());
+        s.conn().execute_batch("DROP TRIGGER refuse").unwrap();
+        let inserted = s
+            .put_intents_and_finish(&[a], run, |new| serde_json::json!({"new": new.len()}))
+            .unwrap();
+        assert_eq!(inserted, [true]);
+        assert_eq!(s.intents(None).unwrap().len(), 1);
+        assert!(s.intents_planned_for("p1").unwrap());
+        assert_eq!(s.last_run("intents").unwrap(), Some((run, "ok".into())));
     }
 
     #[test]

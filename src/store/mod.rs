@@ -299,11 +299,7 @@ impl Store {
         status: &str,
         summary: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE runs SET finished_at = datetime('now'), status = ?2, summary = ?3 WHERE id = ?1",
-            params![run, status, summary.to_string()],
-        )?;
-        Ok(())
+        finish_run_in(&self.conn(), run, status, summary)
     }
 
     /// Ends every run still marked `running` with `status` and `summary`; returns
@@ -356,6 +352,21 @@ impl Store {
             )
             .optional()?)
     }
+}
+
+/// [`Store::finish_run`] on a connection or inside a transaction (a stage that
+/// commits its work and its completion record together).
+pub(crate) fn finish_run_in(
+    conn: &Connection,
+    run: i64,
+    status: &str,
+    summary: &serde_json::Value,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE runs SET finished_at = datetime('now'), status = ?2, summary = ?3 WHERE id = ?1",
+        params![run, status, summary.to_string()],
+    )?;
+    Ok(())
 }
 
 /// Do the file's permissions forbid writing? (Checked from the mode rather than

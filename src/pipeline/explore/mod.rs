@@ -226,6 +226,7 @@ pub fn run_with(
     let model = rt.block_on(cx.language_model(run_id, roles))?;
     let explored = cx.store.explored_applications()?;
     let mut stored = stored_subtasks(cx)?;
+    in_exploration_order(&mut stored, &apps, &cx.store.explore_write_order()?);
     let initial = desktop.initial_resources();
     let bar = cx.progress(apps.len() as u64, "explore");
     let mut report = ExploreReport {
@@ -331,6 +332,9 @@ pub fn run_with(
                 report.rejected += 1;
             }
         }
+        if counts.proposed > 0 {
+            in_exploration_order(&mut stored, &apps, &cx.store.explore_write_order()?);
+        }
         bar.set_message(format!(
             "{} proposed, {} rejected",
             report.proposed, report.rejected
@@ -344,6 +348,34 @@ pub fn run_with(
     let status = if failed.is_empty() { "done" } else { "failed" };
     cx.store.finish_run(run_id, status, &summary)?;
     Ok(report)
+}
+
+/// Puts `stored` in the order an uninterrupted stage builds it, whatever was
+/// stored before a kill: first what `synth explore` did not write (a pool import)
+/// or wrote for applications outside `apps`, in the order read; then what it wrote, by
+/// application in exploration order (`apps`) and within one application in the
+/// order proposed (`written`: subtask id -> write position, see
+/// [`Store::explore_write_order`]). The request of the next application credits
+/// known resources to the first subtask that makes them and shows the first
+/// stored subtasks as examples, so a resumed stage read in store order (by id)
+/// would ask differently from an uninterrupted one and get another pool.
+///
+/// [`Store::explore_write_order`]: crate::store::Store::explore_write_order
+fn in_exploration_order(
+    stored: &mut [Subtask],
+    apps: &[String],
+    written: &std::collections::HashMap<String, i64>,
+) {
+    // A stable sort: the subtasks this exploration did not write keep their order.
+    stored.sort_by_key(|s| {
+        match (
+            written.get(&s.id.0),
+            apps.iter().position(|a| *a == s.application),
+        ) {
+            (Some(&row), Some(rank)) => (1, rank, row),
+            _ => (0, 0, 0),
+        }
+    });
 }
 
 /// Checks each proposal; returns the records to store.
@@ -673,4 +705,54 @@ pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String>
         order.push(name);
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subtask(id: &str, app: &str) -> Subtask {
+        Subtask {
+            id: SubtaskId(id.into()),
+            instruction_template: id.into(),
+            application: app.into(),
+            category: None,
+            os: "Linux".into(),
+            available_parameters: vec![],
+            input_resources: vec![],
+            output_resources: vec![],
+            evaluation: None,
+            trajectories: vec![],
+            provenance: None,
+        }
+    }
+
+    #[test]
+    fn a_resumed_exploration_orders_the_store_as_an_uninterrupted_one() {
+        let apps: Vec<String> = ["writer", "calc", "viewer"].map(String::from).to_vec();
+        // Read back by id: the imported subtask, then calc's and writer's in id order.
+        let mut stored = vec![
+            subtask("a-calc", "calc"),
+            subtask("b-imported", "viewer"),
+            subtask("c-writer", "writer"),
+            subtask("d-calc", "calc"),
+            subtask("e-writer", "writer"),
+        ];
+        // Written by explore: writer first (e, then c), then calc (d, then a).
+        let written = [
+            ("e-writer", 10),
+            ("c-writer", 11),
+            ("d-calc", 20),
+            ("a-calc", 21),
+        ]
+        .map(|(id, row)| (id.to_string(), row))
+        .into_iter()
+        .collect();
+        in_exploration_order(&mut stored, &apps, &written);
+        let ids: Vec<&str> = stored.iter().map(|s| s.id.0.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["b-imported", "e-writer", "c-writer", "d-calc", "a-calc"]
+        );
+    }
 }
