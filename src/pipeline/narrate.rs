@@ -118,6 +118,10 @@ pub fn screen_before(desk: &SimDesktop, action: &Action) -> String {
             .filter(|v| !v.is_empty())
         {
             Some(v) => format!("'{}' holds {}", spec.text, quote(v)),
+            // A document area shows the open document, which no field holds.
+            None if spec.control_type == T::Document && window.doc.is_some() => {
+                format!("'{}' shows the document", spec.text)
+            }
             None => format!("'{}' is empty", spec.text),
         };
         if !fields.iter().any(|(_, f)| f == &text) {
