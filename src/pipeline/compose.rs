@@ -3,9 +3,11 @@
 //!
 //! An edge A→B exists when an output resource of A is an input resource of B (the
 //! graph engine, [`crate::graph`], owns the rules). This stage reads the verified
-//! subtasks and the initial desktop, asks the engine for tasks, stores them in one
-//! transaction as a labelled dataset version, and rewrites `generated/tasks.jsonl`
-//! with every stored task. No model calls happen here.
+//! subtasks and the initial desktop, asks the engine for tasks, stores them as they
+//! come (in batches, one transaction) as a labelled dataset version, and rewrites
+//! `generated/tasks.jsonl` with every stored task, copied from the stored JSON. No
+//! task is held in memory longer than its batch, so peak memory does not grow with
+//! the count. No model calls happen here.
 //!
 //! Composing again with the same specification on the same pool is a no-op that
 //! reports the existing version; a different specification (a harder profile, other
@@ -317,26 +319,35 @@ pub fn run(
         .num_threads(cx.jobs)
         .build()
         .expect("a rayon pool with at least one thread");
-    let mut tasks = Vec::with_capacity(spec.count);
-    let summary = threads.install(|| {
-        graph::compose_with(&pool, &scopes, &spec, |t| {
-            tasks.push(t.to_task(&pool, &spec));
-            bar.inc(1);
-        })
-    })?;
-    bar.finish_and_clear();
-
-    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
-    let added = cx.store.add_dataset(
+    // Tasks go to the store as they are made (in batches, one transaction), so
+    // memory does not grow with the count; the first store error stops storing
+    // and is returned once composition ends.
+    let mut writer = cx.store.begin_dataset(
         spec.version,
         &spec_hash,
         &spec_json,
         &label,
         spec.count,
-        &tasks,
-        shortfall_text.as_deref(),
         Some(run),
     )?;
+    let mut store_error: Option<StoreError> = None;
+    let summary = threads.install(|| {
+        graph::compose_with(&pool, &scopes, &spec, |t| {
+            if store_error.is_none() {
+                if let Err(e) = writer.push(&t.to_task(&pool, &spec)) {
+                    store_error = Some(e);
+                }
+            }
+            bar.inc(1);
+        })
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = store_error {
+        return Err(e.into());
+    }
+
+    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
+    let added = writer.finish(shortfall_text.as_deref())?;
     cx.store.finish_run(
         run,
         if summary.shortfall.is_some() { "short" } else { "ok" },
@@ -379,6 +390,8 @@ pub fn pool_with_edits<'p>(
 
 /// Writes every stored task, one per line, through a temporary file and a rename
 /// (also used by `synth validate` so validated tasks carry their instructions).
+/// Lines are the stored JSON bodies, copied as they are (never parsed), one row at
+/// a time.
 pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, ComposeStageError> {
     let werr = |source| ComposeStageError::Write {
         path: path.to_path_buf(),
@@ -387,16 +400,16 @@ pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, Com
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(werr)?;
     }
-    let tasks = cx.store.tasks(None)?;
     let tmp = path.with_extension("jsonl.tmp");
     let file = std::fs::File::create(&tmp).map_err(werr)?;
     let mut w = std::io::BufWriter::new(file);
-    for t in &tasks {
-        serde_json::to_writer(&mut w, &t.task).expect("model types always serialize");
-        w.write_all(b"\n").map_err(werr)?;
-    }
+    let written = cx.store.each_task_body(|body| {
+        w.write_all(body.as_bytes())?;
+        w.write_all(b"\n")
+    })?;
+    let n = written.map_err(werr)?;
     w.flush().map_err(werr)?;
     drop(w);
     std::fs::rename(&tmp, path).map_err(werr)?;
-    Ok(tasks.len())
+    Ok(n)
 }
