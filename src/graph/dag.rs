@@ -544,9 +544,7 @@ mod tests {
         let spread = g.orders_spread(4, count);
         assert!(spread.truncated());
         let listed: Vec<Vec<u8>> = spread.iter().map(<[u8]>::to_vec).collect();
-        let expected: Vec<Vec<u8>> = (0..4)
-            .map(|i| all[(i * all.len()) / 4].clone())
-            .collect();
+        let expected: Vec<Vec<u8>> = (0..4).map(|i| all[(i * all.len()) / 4].clone()).collect();
         assert_eq!(listed, expected);
         // Not a prefix: the listed orders start with different nodes.
         assert_ne!(listed[0][0], listed[3][0]);

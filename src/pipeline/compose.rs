@@ -109,8 +109,12 @@ pub enum ComposeStageError {
     Compose(#[from] graph::ComposeError),
     #[error("the store holds no verified subtasks: import a pool first (synth pool import subtask_pool/*.jsonl) or run explore and verify")]
     EmptyPool,
-    #[error("the store holds no accepted intents over the verified pool: run `synth intents` first, or compose over the pool's components with --no-intents")]
+    #[error("the store holds no intents: run `synth intents` first, or compose over the pool's components with --no-intents")]
     NoIntents,
+    #[error("`synth intents` accepted none of the {rejected} intents it proposed ({reasons}); compose over the pool's components with --no-intents, or plan again with another planner")]
+    NoneAccepted { rejected: usize, reasons: String },
+    #[error("none of the {intents} accepted intents holds a part that can yield a task of {min_nodes} or more nodes (a first step with every input on the initial desktop and a step that uses its results); try --min-nodes 1, or compose over the pool's components with --no-intents")]
+    NoScopes { intents: usize, min_nodes: usize },
     #[error("cannot write {path}")]
     Write {
         path: PathBuf,
@@ -248,6 +252,7 @@ pub fn run(
     }
     let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
     let pool = pool_with_edits(cx, &subtasks, &initial)?;
+    let mut spec = args.to_spec(defaults, cx.seed);
     let (scopes, intent_ids): (Vec<Scope>, Option<Vec<String>>) = if args.no_intents {
         let scopes = pool
             .components()
@@ -257,16 +262,15 @@ pub fn run(
         (scopes, None)
     } else {
         let intents = cx.store.intents(Some(IntentStatus::Accepted))?;
-        let scopes = super::intents::intent_scopes(&pool, &intents);
+        let scopes = super::intents::intent_scopes(&pool, &intents, spec.min_nodes);
         if scopes.is_empty() {
-            return Err(ComposeStageError::NoIntents);
+            return Err(no_scopes_error(cx, intents.len(), spec.min_nodes)?);
         }
         let mut ids: Vec<String> = intents.iter().map(|i| i.id.clone()).collect();
         ids.sort();
         (scopes, Some(ids))
     };
 
-    let mut spec = args.to_spec(defaults, cx.seed);
     // The version is not part of what was asked: hash the spec without it, together
     // with the pool it ran on, so the same request on the same pool is recognised.
     let spec_json = serde_json::to_value(&spec).expect("spec serializes");
@@ -368,6 +372,44 @@ pub fn run(
         scopes: scopes.len(),
         intents: intent_ids.as_ref().map(Vec::len),
         seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Why no intent scope is usable, following what the intents stage did: it never
+/// ran (or stored nothing), it rejected everything it proposed (with the reasons
+/// stored), or it accepted intents none of whose parts can yield a task.
+fn no_scopes_error(
+    cx: &StageContext<'_>,
+    accepted: usize,
+    min_nodes: usize,
+) -> Result<ComposeStageError, StoreError> {
+    if accepted > 0 {
+        return Ok(ComposeStageError::NoScopes {
+            intents: accepted,
+            min_nodes,
+        });
+    }
+    let all = cx.store.intents(None)?;
+    if all.is_empty() {
+        return Ok(ComposeStageError::NoIntents);
+    }
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for i in &all {
+        let reason = i.reason.as_deref().unwrap_or("no reason stored");
+        *counts
+            .entry(reason.split(':').next().unwrap_or(reason).trim())
+            .or_default() += 1;
+    }
+    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let reasons = counts
+        .iter()
+        .map(|(r, n)| format!("{n}: {r}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Ok(ComposeStageError::NoneAccepted {
+        rejected: all.len(),
+        reasons,
     })
 }
 
