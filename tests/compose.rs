@@ -332,3 +332,45 @@ fn memory_stays_flat_as_the_count_grows() {
         "peak RSS grew from {small} KiB ({small_made} tasks) to {large} KiB ({large_made} tasks)"
     );
 }
+
+/// `synth perf compose` measures the whole stage (compose, store, tasks.jsonl) on
+/// both pools, at every count asked.
+#[test]
+fn perf_compose_measures_the_stage_on_both_pools() {
+    let ws = Workspace::new();
+    let out = ws.ok(&[
+        "perf",
+        "compose",
+        "--counts",
+        "20,60",
+        "--subtasks",
+        "64",
+        "--apps",
+        "12",
+        "--profile",
+        "free",
+        "--json",
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let pools: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| (r["pool"].as_str().unwrap(), r["asked"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            ("committed", 20),
+            ("committed", 60),
+            ("synthetic", 20),
+            ("synthetic", 60)
+        ]
+    );
+    for r in rows {
+        let made = r["made"].as_u64().unwrap();
+        assert!(made > 0, "{r}");
+        // The bytes come from the written tasks.jsonl: one line per task at least.
+        assert!(r["tasks_file_bytes"].as_u64().unwrap() > 100 * made, "{r}");
+        assert!(r["seconds"].as_f64().unwrap() > 0.0);
+    }
+}

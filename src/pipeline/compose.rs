@@ -319,39 +319,17 @@ pub fn run(
     let run = cx.store.begin_run("compose", &spec_json)?;
     let label = args.label.clone().unwrap_or_else(|| default_label(&spec));
     let bar = cx.progress(spec.count as u64, "compose");
-    let threads = rayon::ThreadPoolBuilder::new()
-        .num_threads(cx.jobs)
-        .build()
-        .expect("a rayon pool with at least one thread");
-    // Tasks go to the store as they are made (in batches, one transaction), so
-    // memory does not grow with the count; the first store error stops storing
-    // and is returned once composition ends.
-    let mut writer = cx.store.begin_dataset(
-        spec.version,
-        &spec_hash,
-        &spec_json,
-        &label,
-        spec.count,
-        Some(run),
-    )?;
-    let mut store_error: Option<StoreError> = None;
-    let summary = threads.install(|| {
-        graph::compose_with(&pool, &scopes, &spec, |t| {
-            if store_error.is_none() {
-                if let Err(e) = writer.push(&t.to_task(&pool, &spec)) {
-                    store_error = Some(e);
-                }
-            }
-            bar.inc(1);
-        })
-    })?;
+    let version = NewVersion {
+        spec_hash: &spec_hash,
+        spec_json: &spec_json,
+        label: &label,
+        run: Some(run),
+    };
+    let (added, summary) =
+        compose_into_store(cx.store, &pool, &scopes, &spec, &version, cx.jobs, || {
+            bar.inc(1)
+        })?;
     bar.finish_and_clear();
-    if let Some(e) = store_error {
-        return Err(e.into());
-    }
-
-    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
-    let added = writer.finish(shortfall_text.as_deref())?;
     cx.store.finish_run(
         run,
         if summary.shortfall.is_some() { "short" } else { "ok" },
@@ -373,6 +351,62 @@ pub fn run(
         intents: intent_ids.as_ref().map(Vec::len),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// How a new dataset version is recorded (see [`compose_into_store`]).
+pub struct NewVersion<'a> {
+    pub spec_hash: &'a str,
+    pub spec_json: &'a serde_json::Value,
+    pub label: &'a str,
+    pub run: Option<i64>,
+}
+
+/// Composes `spec` over `scopes` on `jobs` threads and stores the tasks as
+/// dataset version `spec.version` as they are made (in batches, one
+/// transaction), calling `progress` once per task: memory does not grow with the
+/// count. The first store error stops storing and is returned once composition
+/// ends. The stage's core, shared with `synth perf compose`.
+///
+/// # Errors
+/// The composer's refusals and store errors (the version is then rolled back).
+pub fn compose_into_store(
+    store: &crate::store::Store,
+    pool: &graph::Pool<'_>,
+    scopes: &[Scope],
+    spec: &ComposeSpec,
+    version: &NewVersion<'_>,
+    jobs: usize,
+    progress: impl Fn() + Sync,
+) -> Result<(crate::store::tasks::AddedDataset, graph::ComposeSummary), ComposeStageError> {
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .expect("a rayon pool with at least one thread");
+    let mut writer = store.begin_dataset(
+        spec.version,
+        version.spec_hash,
+        version.spec_json,
+        version.label,
+        spec.count,
+        version.run,
+    )?;
+    let mut store_error: Option<StoreError> = None;
+    let summary = threads.install(|| {
+        graph::compose_with(pool, scopes, spec, |t| {
+            if store_error.is_none() {
+                if let Err(e) = writer.push(&t.to_task(pool, spec)) {
+                    store_error = Some(e);
+                }
+            }
+            progress();
+        })
+    })?;
+    if let Some(e) = store_error {
+        return Err(e.into());
+    }
+    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
+    let added = writer.finish(shortfall_text.as_deref())?;
+    Ok((added, summary))
 }
 
 /// Why no intent scope is usable, following what the intents stage did: it never
@@ -435,6 +469,14 @@ pub fn pool_with_edits<'p>(
 /// Lines are the stored JSON bodies, copied as they are (never parsed), one row at
 /// a time.
 pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, ComposeStageError> {
+    write_store_tasks(cx.store, path)
+}
+
+/// [`write_tasks_file`] for any store.
+pub fn write_store_tasks(
+    store: &crate::store::Store,
+    path: &Path,
+) -> Result<usize, ComposeStageError> {
     let werr = |source| ComposeStageError::Write {
         path: path.to_path_buf(),
         source,
@@ -445,7 +487,7 @@ pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, Com
     let tmp = path.with_extension("jsonl.tmp");
     let file = std::fs::File::create(&tmp).map_err(werr)?;
     let mut w = std::io::BufWriter::new(file);
-    let written = cx.store.each_task_body(|body| {
+    let written = store.each_task_body(|body| {
         w.write_all(body.as_bytes())?;
         w.write_all(b"\n")
     })?;
