@@ -21,6 +21,7 @@ pub mod compose;
 pub mod dag;
 pub mod diversity;
 pub mod intent;
+pub mod marginals;
 pub mod pointless;
 pub mod pool;
 pub mod spec;

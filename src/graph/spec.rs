@@ -282,8 +282,12 @@ fn size_feasible(r: &Ranges, n: usize) -> bool {
             if d + w - 1 > n || n > d * w {
                 continue;
             }
+            // Edges join comparable nodes only: at most the pairs between d
+            // antichain levels (Turán), and never inside a largest antichain of w.
             let e_lo = r.lo[DEP].max(n - 1);
-            let e_hi = r.hi[DEP].min(turan_edges(n, d));
+            let e_hi = r.hi[DEP]
+                .min(turan_edges(n, d))
+                .min(n * (n - 1) / 2 - w * (w - 1) / 2);
             if e_lo <= e_hi {
                 return true;
             }
@@ -415,6 +419,17 @@ mod tests {
             r.hi[i] = hi;
         }
         r
+    }
+
+    #[test]
+    fn feasibility_knows_a_wide_graph_has_few_edges() {
+        // 4 nodes, width 3, depth 2: three of them are unrelated, so at most
+        // 6 - 3 = 3 edges; 4 or more is impossible, 3 is possible (a fan-out).
+        let wide = |edges: (usize, usize)| {
+            ranges(&[(INS, (4, 4)), (BRA, (3, 3)), (HIE, (2, 2)), (DEP, edges)])
+        };
+        assert_eq!(feasible_sizes(&wide((4, usize::MAX)), 2, 10), 0);
+        assert_eq!(feasible_sizes(&wide((3, 3)), 2, 10), 1 << 4);
     }
 
     #[test]

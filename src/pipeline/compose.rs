@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::StageContext;
+use crate::graph::marginals::{self, Drift, Marginals};
 use crate::graph::{self, ComposeSpec, Profile, Scope, Shortfall, Target};
 use crate::model::{Dimension, SubtaskStatus};
 use crate::resources;
@@ -142,6 +143,9 @@ pub struct ComposeReport {
     pub scopes: usize,
     /// How many accepted intents the scopes came from (`None` with `--no-intents`).
     pub intents: Option<usize>,
+    /// Levels whose share among the tasks made is more than
+    /// [`marginals::TOLERANCE_POINTS`] from the profile's (stored with the version).
+    pub drift: Vec<Drift>,
     pub seconds: f64,
 }
 
@@ -177,6 +181,9 @@ impl fmt::Display for ComposeReport {
                 "short: made {} of {} ({} duplicates dropped); ran dry: {}",
                 s.made, s.requested, s.duplicates, s.constraint
             )?;
+        }
+        if !self.drift.is_empty() {
+            writeln!(f, "{}", drift_text(&self.drift))?;
         }
         write!(
             f,
@@ -311,6 +318,7 @@ pub fn run(
             total_tasks: total,
             scopes: scopes.len(),
             intents: intent_ids.as_ref().map(Vec::len),
+            drift: Vec::new(),
             seconds: started.elapsed().as_secs_f64(),
         });
     }
@@ -325,15 +333,22 @@ pub fn run(
         label: &label,
         run: Some(run),
     };
-    let (added, summary) =
+    let (added, summary, drift) =
         compose_into_store(cx.store, &pool, &scopes, &spec, &version, cx.jobs, || {
             bar.inc(1)
         })?;
     bar.finish_and_clear();
     cx.store.finish_run(
         run,
-        if summary.shortfall.is_some() { "short" } else { "ok" },
-        &serde_json::json!({"version": added.version, "made": added.inserted, "attempts": summary.attempts}),
+        if summary.shortfall.is_some() {
+            "short"
+        } else {
+            "ok"
+        },
+        &serde_json::json!({
+            "version": added.version, "made": added.inserted, "attempts": summary.attempts,
+            "drift": drift,
+        }),
     )?;
     let total = write_tasks_file(cx, &out_path)?;
     Ok(ComposeReport {
@@ -349,8 +364,23 @@ pub fn run(
         total_tasks: total,
         scopes: scopes.len(),
         intents: intent_ids.as_ref().map(Vec::len),
+        drift,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The drift in words, with its reason.
+fn drift_text(drift: &[Drift]) -> String {
+    format!(
+        "off the profile by more than {} points: {}; the pool could not supply the profile's level combinations in these shares (a slot that fails {} times draws another combination)",
+        marginals::TOLERANCE_POINTS,
+        drift
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        graph::compose::RESAMPLE_AFTER
+    )
 }
 
 /// How a new dataset version is recorded (see [`compose_into_store`]).
@@ -365,7 +395,9 @@ pub struct NewVersion<'a> {
 /// dataset version `spec.version` as they are made (in batches, one
 /// transaction), calling `progress` once per task: memory does not grow with the
 /// count. The first store error stops storing and is returned once composition
-/// ends. The stage's core, shared with `synth perf compose`.
+/// ends. The levels made are compared with the profile ([`marginals::drift`]);
+/// the drift, like a shortfall, is stored with the version and returned. The
+/// stage's core, shared with `synth perf compose`.
 ///
 /// # Errors
 /// The composer's refusals and store errors (the version is then rolled back).
@@ -377,7 +409,14 @@ pub fn compose_into_store(
     version: &NewVersion<'_>,
     jobs: usize,
     progress: impl Fn() + Sync,
-) -> Result<(crate::store::tasks::AddedDataset, graph::ComposeSummary), ComposeStageError> {
+) -> Result<
+    (
+        crate::store::tasks::AddedDataset,
+        graph::ComposeSummary,
+        Vec<Drift>,
+    ),
+    ComposeStageError,
+> {
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
@@ -391,8 +430,10 @@ pub fn compose_into_store(
         version.run,
     )?;
     let mut store_error: Option<StoreError> = None;
+    let mut made = Marginals::default();
     let summary = threads.install(|| {
         graph::compose_with(pool, scopes, spec, |t| {
+            made.add(&t.complexity.levels);
             if store_error.is_none() {
                 if let Err(e) = writer.push(&t.to_task(pool, spec)) {
                     store_error = Some(e);
@@ -404,9 +445,18 @@ pub fn compose_into_store(
     if let Some(e) = store_error {
         return Err(e.into());
     }
-    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
-    let added = writer.finish(shortfall_text.as_deref())?;
-    Ok((added, summary))
+    let shares = marginals::profile_shares(spec, pool.catalog());
+    let drift = marginals::drift(&made, &shares, marginals::TOLERANCE_POINTS);
+    let mut notes: Vec<String> = summary
+        .shortfall
+        .iter()
+        .map(|s| s.constraint.clone())
+        .collect();
+    if !drift.is_empty() {
+        notes.push(drift_text(&drift));
+    }
+    let added = writer.finish((!notes.is_empty()).then(|| notes.join("; ")).as_deref())?;
+    Ok((added, summary, drift))
 }
 
 /// Why no intent scope is usable, following what the intents stage did: it never

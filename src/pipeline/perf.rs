@@ -242,7 +242,7 @@ fn measure(
             label: "perf",
             run: None,
         };
-        let (added, summary) =
+        let (added, summary, _drift) =
             compose_into_store(&store, pool, &scopes, &spec, &version, cfg.jobs, || {})?;
         let out = dir.join("tasks.jsonl");
         write_store_tasks(&store, &out)?;
