@@ -506,6 +506,13 @@ fn run_command(
                 Outcome::Done
             })
         }
+        Command::Compose(args) if args.plan => {
+            let plan = pipeline::compose::plan(args, &file.compose, cx)?;
+            if !settings.quiet {
+                write!(out, "{plan}")?;
+            }
+            Ok(Outcome::Done)
+        }
         Command::Compose(args) => {
             let report = pipeline::compose::run(args, &file.compose, cx)?;
             if !settings.quiet {

@@ -374,3 +374,22 @@ fn perf_compose_measures_the_stage_on_both_pools() {
         assert!(r["seconds"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// `--plan` names a combination of the omnibench profile no connected DAG can
+/// meet: five or more nodes (instruction=hard) need at least four edges, so
+/// dependency=easy (at most one) is impossible with it.
+#[test]
+fn plan_flags_a_known_impossible_combination() {
+    let ws = workspace_with_pool();
+    let out = ws.ok(&["compose", "--plan", "--profile", "omnibench"]);
+    let impossible = out.split("short of supply").next().unwrap();
+    assert!(
+        impossible
+            .lines()
+            .any(|l| l.contains("dependency=easy instruction=hard")),
+        "{out}"
+    );
+    assert!(out.contains("expected distribution"), "{out}");
+    // Nothing was composed.
+    assert!(!ws.file("generated/tasks.jsonl").exists());
+}

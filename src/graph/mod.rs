@@ -22,6 +22,7 @@ pub mod dag;
 pub mod diversity;
 pub mod intent;
 pub mod marginals;
+pub mod plan;
 pub mod pointless;
 pub mod pool;
 pub mod spec;

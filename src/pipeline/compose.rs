@@ -81,6 +81,10 @@ pub struct ComposeArgs {
     /// Compose over the pool's connected components instead of the stored intents.
     #[arg(long)]
     pub no_intents: bool,
+    /// Compose nothing: print which level combinations of the request are
+    /// impossible, which the pool is short of, and the expected distribution.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 /// `[compose]` in synth.toml: defaults for the flags above.
@@ -244,6 +248,46 @@ fn default_label(spec: &ComposeSpec) -> String {
     }
     parts.push(format!("seed={}", spec.seed));
     parts.join(" ")
+}
+
+/// Probe tasks per level combination for `--plan`.
+pub const PLAN_PROBE: usize = 24;
+
+/// Runs `synth compose --plan`: the request's plan on the current pool and
+/// scopes (see [`graph::plan`]); nothing is stored.
+///
+/// # Errors
+/// As [`run`] up to composing: no pool, no usable intents, a bad request.
+pub fn plan(
+    args: &ComposeArgs,
+    defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<graph::plan::CompositionPlan, ComposeStageError> {
+    let subtasks = cx.store.subtasks(SubtaskStatus::Verified)?;
+    if subtasks.is_empty() {
+        return Err(ComposeStageError::EmptyPool);
+    }
+    let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
+    let pool = pool_with_edits(cx, &subtasks, &initial)?;
+    let spec = args.to_spec(defaults, cx.seed);
+    let scopes: Vec<Scope> = if args.no_intents {
+        pool.components()
+            .iter()
+            .flat_map(|c| pool.topic_parts(c))
+            .collect()
+    } else {
+        let intents = cx.store.intents(Some(IntentStatus::Accepted))?;
+        let scopes = super::intents::intent_scopes(&pool, &intents, spec.min_nodes);
+        if scopes.is_empty() {
+            return Err(no_scopes_error(cx, intents.len(), spec.min_nodes)?);
+        }
+        scopes
+    };
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(cx.jobs.max(1))
+        .build()
+        .expect("a rayon pool with at least one thread");
+    Ok(threads.install(|| graph::plan::plan_composition(&pool, &scopes, &spec, PLAN_PROBE))?)
 }
 
 /// Runs `synth compose`.
