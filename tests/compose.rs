@@ -265,6 +265,9 @@ fn compose_without_a_pool_says_what_to_do() {
 
 /// Runs `synth args...` in `ws` and returns its peak resident memory in KiB (from
 /// `wait4`'s resource usage of that one child), asserting it succeeded.
+// The child is reaped by `wait4` (which also gives its resource usage), not by
+// `Child::wait`, hence the allow.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(ws: &Workspace, args: &[&str]) -> i64 {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_synth"))
         .current_dir(ws.path())
