@@ -154,9 +154,11 @@ pub enum LlmCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum PerfCommand {
-    /// Compose tasks from a generated pool (default: OmniBench's sizes, 36,076 tasks
-    /// from 255 subtasks over 49 applications) with exact topo_count, orders up to
-    /// the cap and exact CS_max for every task.
+    /// Measure the compose stage as it runs (offline intent scopes, compose, store
+    /// in SQLite, write tasks.jsonl) on the committed pool and on a generated pool
+    /// (OmniBench's sizes: 255 subtasks over 49 applications), at 1,000, 10,000
+    /// and 36,076 tasks: wall time, peak RSS and bytes per task. `--engine-only`
+    /// times the composer alone on the generated pool.
     Compose(PerfComposeArgs),
     /// Step latency on the desktop `--env` names (action, screenshot and controls),
     /// over a cycle of opening and closing the application's first menu.
@@ -184,9 +186,18 @@ pub struct PerfComposeArgs {
     /// Applications in the generated pool (spread over the 12 categories).
     #[arg(long, default_value_t = 49)]
     pub apps: usize,
-    /// Tasks to compose.
+    /// Tasks to compose (`--engine-only`).
     #[arg(long, default_value_t = 36_076)]
     pub tasks: usize,
+    /// Task counts to measure the stage at, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000, 10_000, 36_076])]
+    pub counts: Vec<usize>,
+    /// Which pools to measure the stage on.
+    #[arg(long, value_enum, default_value_t = PerfPools::Both)]
+    pub pool: PerfPools,
+    /// Time the composer alone (no store, no file) on the generated pool.
+    #[arg(long)]
+    pub engine_only: bool,
     /// Fix every task's size in nodes (other dimensions free).
     #[arg(long)]
     pub nodes: Option<usize>,
@@ -200,6 +211,14 @@ pub struct PerfComposeArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The pools `synth perf compose` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PerfPools {
+    Committed,
+    Synthetic,
+    Both,
 }
 
 #[derive(Debug, Subcommand)]
@@ -487,6 +506,13 @@ fn run_command(
                 Outcome::Done
             })
         }
+        Command::Compose(args) if args.plan => {
+            let plan = pipeline::compose::plan(args, &file.compose, cx)?;
+            if !settings.quiet {
+                write!(out, "{plan}")?;
+            }
+            Ok(Outcome::Done)
+        }
         Command::Compose(args) => {
             let report = pipeline::compose::run(args, &file.compose, cx)?;
             if !settings.quiet {
@@ -667,6 +693,9 @@ pub fn error_message(err: &anyhow::Error) -> String {
 }
 
 fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> {
+    if !args.engine_only {
+        return perf_compose_stage(args, settings);
+    }
     let cfg = crate::graph::synthetic::PerfConfig {
         subtasks: args.subtasks,
         apps: args.apps,
@@ -685,6 +714,32 @@ fn perf_compose(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> 
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!("{report}");
+    }
+    Ok(Outcome::Done)
+}
+
+/// `synth perf compose` without `--engine-only`: the whole stage.
+fn perf_compose_stage(args: &PerfComposeArgs, settings: &Settings) -> Result<Outcome> {
+    let catalog = Catalog::load(&settings.workspace).with_context(|| {
+        format!(
+            "cannot load the catalogues under {}/resources (is --workspace right?)",
+            settings.workspace.display()
+        )
+    })?;
+    let cfg = pipeline::perf::StagePerfConfig {
+        committed: args.pool != PerfPools::Synthetic,
+        synthetic: (args.pool != PerfPools::Committed).then_some((args.subtasks, args.apps)),
+        counts: args.counts.clone(),
+        profile: args.profile,
+        max_orders: args.max_orders,
+        seed: settings.seed,
+        jobs: settings.jobs,
+    };
+    let report = pipeline::perf::perf_compose_stage(&settings.workspace, &catalog, &cfg)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
     }
     Ok(Outcome::Done)
 }

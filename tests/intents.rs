@@ -167,3 +167,58 @@ fn on_a_pruned_pool_the_offline_groups_all_pass_review_and_cover_it() {
         "{out}"
     );
 }
+
+/// A pool like a public tool graph: parameterless resource kinds only, subtasks
+/// that feed each other in a cycle, and no final step. Before, every group of it
+/// was rejected as "the intent is empty" and `synth intents` printed no reason.
+#[test]
+fn intents_cover_a_cyclic_parameterless_pool() {
+    let ws = Workspace::new();
+    let line = |id: &str, app: &str, cat: &str, text: &str, ins: &[&str], outs: &[&str]| {
+        serde_json::json!({
+            "id": id, "instruction_template": text, "application": app, "category": cat,
+            "OS": "Linux", "available_parameters": [{}],
+            "input_resources": ins, "output_resources": outs,
+            "evaluation": {"checks": [{"api": "check_window_open", "args": {"title": app}}]},
+        })
+        .to_string()
+    };
+    let pool = [
+        line(
+            "00000000-0000-4000-8000-00000000000a",
+            "Notes",
+            "Note Management",
+            "Copy the first note.",
+            &[],
+            &["text_in_clipboard"],
+        ),
+        line(
+            "00000000-0000-4000-8000-00000000000b",
+            "Sheets",
+            "Office",
+            "Paste the text into a new sheet and copy the table.",
+            &["text_in_clipboard"],
+            &["table_in_clipboard"],
+        ),
+        line(
+            "00000000-0000-4000-8000-00000000000c",
+            "Text Editor",
+            "Office",
+            "Paste the table as text and copy it.",
+            &["table_in_clipboard"],
+            &["text_in_clipboard"],
+        ),
+    ];
+    std::fs::write(ws.file("tools.jsonl"), pool.join("\n") + "\n").unwrap();
+    ws.ok(&["--quiet", "pool", "import", "tools.jsonl"]);
+    let out = ws.ok(&["intents"]);
+    assert!(out.contains(" 0 rejected"), "{out}");
+    assert!(
+        out.contains("0 verified subtasks anchored by none"),
+        "{out}"
+    );
+    let store = Store::open(&ws.file("generated/synth.sqlite")).unwrap();
+    let intents = store.intents(Some(IntentStatus::Accepted)).unwrap();
+    assert!(!intents.is_empty());
+    assert!(intents.iter().all(|i| !i.intent.trim().is_empty()));
+}

@@ -138,7 +138,7 @@ fn planner_prompt() {
             },
         ],
         existing_intents: vec!["Prepare the quarterly budget review".into()],
-        max_intents: 3,
+        max_intents: Some(3),
     };
     insta::assert_snapshot!("planner", show(Prompts::embedded().render(&req).unwrap()));
 }

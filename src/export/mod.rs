@@ -285,6 +285,11 @@ pub struct ExportArgs {
     /// The instruction given: the goal (OS-MAP L2/L4) or the steps (L1).
     #[arg(long, value_enum, default_value_t = InstructionLevel::Goal)]
     pub instruction: InstructionLevel,
+    /// omnibench: list up to N topological orders per task in `successful_topo`
+    /// (the stored ones first, then others spread over all the task's orders;
+    /// `topo_count` is exact either way). Default: the orders stored at compose.
+    #[arg(long, value_name = "N")]
+    pub orders: Option<usize>,
 }
 
 impl ExportArgs {
@@ -299,6 +304,7 @@ impl ExportArgs {
             image_paths: None,
             image_base_url: None,
             instruction: InstructionLevel::Goal,
+            orders: None,
         }
     }
 

@@ -28,13 +28,21 @@
 //! `subtask_id` and `parameter_index`: for a repeated subtask it is the mapping that
 //! tells the occurrences apart. Image paths are relative to the output folder, or
 //! absolute with `--image-paths absolute`.
+//!
+//! **Orders.** `successful_topo` holds the orders stored at compose time (a few,
+//! spread over all orders). `--orders N` lists up to N: the stored ones first (task
+//! trajectory `<task_id>(<k>)` follows the k-th, so they keep their places), then
+//! others spread evenly over the task's orders by rank, computed from the graph.
+//! `tasks.json` is written one record at a time.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 
 use serde_json::{json, Value};
 
 use super::training::step_action;
 use super::{ExportCx, ExportError, Written};
+use crate::graph::dag::SmallDag;
 use crate::model::{Task, TrajectoryAction};
 
 /// The exported id of each node of `task`: its subtask id when the subtask occurs
@@ -92,6 +100,96 @@ fn renamed(task: &Task, ids: &BTreeMap<String, String>) -> Task {
         }
     }
     t
+}
+
+/// Lists up to `cap` orders in `task.successful_topo`: the ones it has first, then
+/// orders spread evenly by rank over all its orders (see
+/// [`SmallDag::orders_spread`]) that are not listed yet. Never drops a listed
+/// order (task trajectories refer to them by position). A task whose graph does
+/// not parse (unknown node, cycle, too many nodes) keeps its orders.
+fn list_orders(task: &mut Task, cap: usize) {
+    let index: BTreeMap<&str, usize> = task
+        .dag
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut edges = Vec::new();
+    for (a, bs) in &task.dag.edges {
+        for b in bs {
+            match (index.get(a.as_str()), index.get(b.as_str())) {
+                (Some(&x), Some(&y)) => edges.push((x, y)),
+                _ => return,
+            }
+        }
+    }
+    let Ok(g) = SmallDag::from_edges(task.dag.nodes.len(), &edges) else {
+        return;
+    };
+    let count = g.topo_count();
+    let spread = g.orders_spread(cap, count);
+    for order in spread.iter() {
+        if task.successful_topo.len() >= cap {
+            break;
+        }
+        let ids: Vec<String> = order
+            .iter()
+            .map(|&v| task.dag.nodes[v as usize].clone())
+            .collect();
+        if !task.successful_topo.contains(&ids) {
+            task.successful_topo.push(ids);
+        }
+    }
+    task.topo_count = Some(count);
+    task.topo_truncated = Some((task.successful_topo.len() as u64) < count);
+}
+
+/// Writes a JSON array one element at a time, formatted exactly as
+/// `serde_json::to_string_pretty` formats the whole array.
+struct JsonArrayWriter {
+    path: std::path::PathBuf,
+    w: std::io::BufWriter<std::fs::File>,
+    count: usize,
+}
+
+impl JsonArrayWriter {
+    fn create(path: &std::path::Path) -> Result<Self, ExportError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(super::io_err(parent))?;
+        }
+        let file = std::fs::File::create(path).map_err(super::io_err(path))?;
+        Ok(JsonArrayWriter {
+            path: path.to_path_buf(),
+            w: std::io::BufWriter::new(file),
+            count: 0,
+        })
+    }
+
+    fn push(&mut self, value: &impl serde::Serialize) -> Result<(), ExportError> {
+        let text = serde_json::to_string_pretty(value).expect("model types always serialize");
+        let mut out = String::with_capacity(text.len() + text.len() / 8);
+        out.push_str(if self.count == 0 { "[\n" } else { ",\n" });
+        for (k, line) in text.lines().enumerate() {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str("  ");
+            out.push_str(line);
+        }
+        self.count += 1;
+        self.w
+            .write_all(out.as_bytes())
+            .map_err(super::io_err(&self.path))
+    }
+
+    /// Closes the array; returns how many elements were written.
+    fn finish(mut self) -> Result<usize, ExportError> {
+        let end: &[u8] = if self.count == 0 { b"[]\n" } else { b"\n]\n" };
+        self.w.write_all(end).map_err(super::io_err(&self.path))?;
+        self.w.flush().map_err(super::io_err(&self.path))?;
+        Ok(self.count)
+    }
 }
 
 /// An action with the box and label of the replayed screen.
@@ -167,14 +265,16 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
             Some(json!({"subtask_id": s.id, "checks": e.checks}))
         })
         .collect();
-    let tasks: Vec<Value> = cx
-        .tasks()
-        .map(|t| {
-            let mut t = renamed(t, &node_ids(t));
-            t.os_map_level = Some(cx.level(&t).to_string());
-            serde_json::to_value(t).expect("model types always serialize")
-        })
-        .collect();
+    let mut tasks_file = JsonArrayWriter::create(&cx.out.join("tasks.json"))?;
+    for t in cx.tasks() {
+        let mut t = renamed(t, &node_ids(t));
+        if let Some(n) = cx.args.orders {
+            list_orders(&mut t, n);
+        }
+        t.os_map_level = Some(cx.level(&t).to_string());
+        tasks_file.push(&t)?;
+    }
+    let tasks_written = tasks_file.finish()?;
     let mut task_trajs: Vec<Value> = Vec::new();
     for (task, t, r) in cx.trajectories() {
         let actions: Vec<Value> = t
@@ -208,13 +308,12 @@ pub fn write(cx: &ExportCx<'_>) -> Result<Written, ExportError> {
     cx.write_json("subtasks.json", &subtasks)?;
     cx.write_json("subtask_trajectories.json", &sub_trajs)?;
     cx.write_json("subtask_evaluations.json", &evaluations)?;
-    cx.write_json("tasks.json", &tasks)?;
     cx.write_json("task_trajectories.json", &task_trajs)?;
     Ok(Written {
         records: subtasks.len()
             + sub_trajs.len()
             + evaluations.len()
-            + tasks.len()
+            + tasks_written
             + task_trajs.len(),
         skipped: Vec::new(),
     })
@@ -258,6 +357,38 @@ mod tests {
         }
         t.successful_topo = vec![t.dag.nodes.clone()];
         t
+    }
+
+    #[test]
+    fn listed_orders_keep_the_stored_ones_first() {
+        // Four independent nodes: 24 orders; the stored one is not rank 0.
+        let mut t = task(&["a", "b", "c", "d"], &[]);
+        t.successful_topo = vec![vec!["n3".into(), "n2".into(), "n1".into(), "n0".into()]];
+        list_orders(&mut t, 5);
+        assert_eq!(t.successful_topo.len(), 5);
+        assert_eq!(t.successful_topo[0], ["n3", "n2", "n1", "n0"]);
+        assert_eq!(t.successful_topo[1], ["n0", "n1", "n2", "n3"]);
+        assert_eq!((t.topo_count, t.topo_truncated), (Some(24), Some(true)));
+        // Asking for more than there are lists them all, once each.
+        list_orders(&mut t, 100);
+        assert_eq!(t.successful_topo.len(), 24);
+        assert_eq!(t.topo_truncated, Some(false));
+    }
+
+    #[test]
+    fn streamed_array_matches_pretty_printing() {
+        let dir = tempfile::tempdir().unwrap();
+        let values = vec![json!({"a": [1, 2], "b": {"c": "x"}}), json!([]), json!(3)];
+        for n in 0..=values.len() {
+            let path = dir.path().join(format!("{n}.json"));
+            let mut w = JsonArrayWriter::create(&path).unwrap();
+            for v in &values[..n] {
+                w.push(v).unwrap();
+            }
+            assert_eq!(w.finish().unwrap(), n);
+            let expected = serde_json::to_string_pretty(&values[..n].to_vec()).unwrap() + "\n";
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+        }
     }
 
     #[test]

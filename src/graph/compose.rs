@@ -1512,7 +1512,7 @@ fn finish(
         scope,
         complexity: Complexity::from_measures(e, n, c, d, w),
         topo_count,
-        orders: dag.orders_counted(max_orders, topo_count),
+        orders: dag.orders_spread(max_orders, topo_count),
         cs_max: dag.cs_max(&apps),
         instances,
         dag,

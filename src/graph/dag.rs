@@ -7,8 +7,9 @@
 //! under predecessors), which are few for the graphs the composer makes.
 //!
 //! Owns: depth (nodes on the longest path), width (maximum antichain, by Dilworth's
-//! theorem), the exact number of topological orders, the orders themselves in
-//! lexicographic order up to a cap, and the coherency score `CS_max`.
+//! theorem), the exact number of topological orders, the orders themselves (in
+//! lexicographic order up to a cap, or a few spread evenly over all of them by
+//! rank), and the coherency score `CS_max`.
 //! No I/O.
 
 /// The largest number of nodes a task graph may have (see the module docs).
@@ -300,6 +301,49 @@ impl SmallDag {
         }
     }
 
+    /// At most `cap` topological orders spread evenly over the space of all orders:
+    /// with `count` orders in all (from [`SmallDag::topo_count`]), the orders of
+    /// lexicographic rank `⌊i·count/cap⌋` for `i` in `0..cap`. When `count <= cap`
+    /// every order is listed (as [`SmallDag::orders`] does); otherwise `truncated` is
+    /// set. Rank 0 comes first, so the first order is always the lexicographically
+    /// smallest. A prefix of the lexicographic listing would only vary the last few
+    /// positions; these orders vary the early ones too.
+    pub fn orders_spread(&self, cap: usize, count: u64) -> Orders {
+        if count <= cap as u64 {
+            return self.orders_counted(cap, count);
+        }
+        let n = self.len();
+        let mut out = Orders {
+            n: n as u8,
+            flat: Vec::with_capacity(cap * n),
+            truncated: true,
+        };
+        let mut completions = Completions::new(self);
+        for i in 0..cap as u64 {
+            // i < cap < count, so the product fits in u128 and the rank < count.
+            let rank = (u128::from(i) * u128::from(count) / cap as u128) as u64;
+            self.unrank(rank, &mut completions, &mut out.flat);
+        }
+        out
+    }
+
+    /// Appends the topological order of lexicographic rank `rank` (which must be
+    /// below the number of orders) to `out`.
+    fn unrank(&self, mut rank: u64, completions: &mut Completions<'_>, out: &mut Vec<u8>) {
+        let mut done = 0u32;
+        for _ in 0..self.len() {
+            for v in bits(self.available(done)) {
+                let c = completions.count(done | (1 << v));
+                if rank < c {
+                    out.push(v as u8);
+                    done |= 1 << v;
+                    break;
+                }
+                rank -= c;
+            }
+        }
+    }
+
     /// `CS_max`: the largest number of adjacent pairs in the same application over all
     /// topological orders, by a dynamic program over (down-set, application of the
     /// last node). `apps[v]` is node `v`'s application (any ids; only equality counts).
@@ -348,6 +392,37 @@ impl SmallDag {
             }
         }
         level.iter().map(|e| e.1 as usize).max().unwrap_or(0)
+    }
+}
+
+/// The number of ways to finish a topological order from a down-set (the nodes
+/// placed so far), memoised per down-set.
+struct Completions<'g> {
+    dag: &'g SmallDag,
+    memo: std::collections::HashMap<u32, u64>,
+}
+
+impl<'g> Completions<'g> {
+    fn new(dag: &'g SmallDag) -> Self {
+        Completions {
+            dag,
+            memo: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Orders of the nodes outside `done` (a down-set) that respect the edges.
+    fn count(&mut self, done: u32) -> u64 {
+        if done == self.dag.all() {
+            return 1;
+        }
+        if let Some(&c) = self.memo.get(&done) {
+            return c;
+        }
+        let c = bits(self.dag.available(done))
+            .map(|v| self.count(done | (1 << v)))
+            .sum();
+        self.memo.insert(done, c);
+        c
     }
 }
 
@@ -457,6 +532,35 @@ mod tests {
         assert_eq!(o.count(), 100);
         assert!(o.truncated());
         assert_eq!(o.iter().next().unwrap(), &[0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn spread_orders_are_evenly_ranked_orders() {
+        // 0 -> 3, 1 -> 3, 2 free, 4 free: 5 nodes with 20 orders.
+        let g = SmallDag::from_edges(5, &[(0, 3), (1, 3)]).unwrap();
+        let all: Vec<Vec<u8>> = g.orders(usize::MAX).iter().map(<[u8]>::to_vec).collect();
+        let count = g.topo_count();
+        assert_eq!(all.len() as u64, count);
+        let spread = g.orders_spread(4, count);
+        assert!(spread.truncated());
+        let listed: Vec<Vec<u8>> = spread.iter().map(<[u8]>::to_vec).collect();
+        let expected: Vec<Vec<u8>> = (0..4).map(|i| all[(i * all.len()) / 4].clone()).collect();
+        assert_eq!(listed, expected);
+        // Not a prefix: the listed orders start with different nodes.
+        assert_ne!(listed[0][0], listed[3][0]);
+        // At or under the cap, every order in lexicographic order.
+        assert_eq!(g.orders_spread(50, count), g.orders(50));
+    }
+
+    #[test]
+    fn spread_orders_of_a_wide_graph_start_with_different_nodes() {
+        let g = SmallDag::new(12).unwrap();
+        let count = g.topo_count();
+        let o = g.orders_spread(8, count);
+        assert_eq!(o.count(), 8);
+        let firsts: Vec<u8> = o.iter().map(|order| order[0]).collect();
+        // Rank i/8 of 12! starts with node ⌊12·i/8⌋ (each first node owns 1/12).
+        assert_eq!(firsts, [0, 1, 3, 4, 6, 7, 9, 10]);
     }
 
     #[test]

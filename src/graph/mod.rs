@@ -21,6 +21,8 @@ pub mod compose;
 pub mod dag;
 pub mod diversity;
 pub mod intent;
+pub mod marginals;
+pub mod plan;
 pub mod pointless;
 pub mod pool;
 pub mod spec;

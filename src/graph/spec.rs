@@ -21,8 +21,12 @@ use serde::{Deserialize, Serialize};
 use crate::graph::dag::MAX_NODES;
 use crate::model::{Dimension, Level};
 
-/// Default cap on the orders listed per task (`--max-orders`).
-pub const DEFAULT_MAX_ORDERS: usize = 1000;
+/// Default cap on the orders listed per task (`--max-orders`). Small: the exact
+/// count is always stored (`topo_count`), the listed orders are spread over all of
+/// them (see [`crate::graph::dag::SmallDag::orders_spread`]), and an export that
+/// wants more lists them again from the graph. At 1000, tasks.jsonl held about
+/// 27 KB per task, 80 % of it orders.
+pub const DEFAULT_MAX_ORDERS: usize = 8;
 /// Default largest task (nodes).
 pub const DEFAULT_MAX_NODES: usize = 10;
 /// Default smallest task (nodes): a task composes at least two subtasks.
@@ -278,8 +282,12 @@ fn size_feasible(r: &Ranges, n: usize) -> bool {
             if d + w - 1 > n || n > d * w {
                 continue;
             }
+            // Edges join comparable nodes only: at most the pairs between d
+            // antichain levels (Turán), and never inside a largest antichain of w.
             let e_lo = r.lo[DEP].max(n - 1);
-            let e_hi = r.hi[DEP].min(turan_edges(n, d));
+            let e_hi = r.hi[DEP]
+                .min(turan_edges(n, d))
+                .min(n * (n - 1) / 2 - w * (w - 1) / 2);
             if e_lo <= e_hi {
                 return true;
             }
@@ -411,6 +419,17 @@ mod tests {
             r.hi[i] = hi;
         }
         r
+    }
+
+    #[test]
+    fn feasibility_knows_a_wide_graph_has_few_edges() {
+        // 4 nodes, width 3, depth 2: three of them are unrelated, so at most
+        // 6 - 3 = 3 edges; 4 or more is impossible, 3 is possible (a fan-out).
+        let wide = |edges: (usize, usize)| {
+            ranges(&[(INS, (4, 4)), (BRA, (3, 3)), (HIE, (2, 2)), (DEP, edges)])
+        };
+        assert_eq!(feasible_sizes(&wide((4, usize::MAX)), 2, 10), 0);
+        assert_eq!(feasible_sizes(&wide((3, 3)), 2, 10), 1 << 4);
     }
 
     #[test]

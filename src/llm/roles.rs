@@ -548,7 +548,8 @@ pub struct PlanRequest {
     pub subtasks: Vec<PlanSubtask>,
     /// Intents already made (to avoid repeats).
     pub existing_intents: Vec<String>,
-    pub max_intents: usize,
+    /// Most intents to propose; `None`: as many as the subtasks support.
+    pub max_intents: Option<usize>,
 }
 
 /// A high-level goal anchoring a set of subtasks.

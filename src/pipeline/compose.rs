@@ -3,9 +3,11 @@
 //!
 //! An edge A→B exists when an output resource of A is an input resource of B (the
 //! graph engine, [`crate::graph`], owns the rules). This stage reads the verified
-//! subtasks and the initial desktop, asks the engine for tasks, stores them in one
-//! transaction as a labelled dataset version, and rewrites `generated/tasks.jsonl`
-//! with every stored task. No model calls happen here.
+//! subtasks and the initial desktop, asks the engine for tasks, stores them as they
+//! come (in batches, one transaction) as a labelled dataset version, and rewrites
+//! `generated/tasks.jsonl` with every stored task, copied from the stored JSON. No
+//! task is held in memory longer than its batch, so peak memory does not grow with
+//! the count. No model calls happen here.
 //!
 //! Composing again with the same specification on the same pool is a no-op that
 //! reports the existing version; a different specification (a harder profile, other
@@ -26,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::StageContext;
+use crate::graph::marginals::{self, Drift, Marginals};
 use crate::graph::{self, ComposeSpec, Profile, Scope, Shortfall, Target};
 use crate::model::{Dimension, SubtaskStatus};
 use crate::resources;
@@ -78,6 +81,10 @@ pub struct ComposeArgs {
     /// Compose over the pool's connected components instead of the stored intents.
     #[arg(long)]
     pub no_intents: bool,
+    /// Compose nothing: print which level combinations of the request are
+    /// impossible, which the pool is short of, and the expected distribution.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 /// `[compose]` in synth.toml: defaults for the flags above.
@@ -107,8 +114,12 @@ pub enum ComposeStageError {
     Compose(#[from] graph::ComposeError),
     #[error("the store holds no verified subtasks: import a pool first (synth pool import subtask_pool/*.jsonl) or run explore and verify")]
     EmptyPool,
-    #[error("the store holds no accepted intents over the verified pool: run `synth intents` first, or compose over the pool's components with --no-intents")]
+    #[error("the store holds no intents: run `synth intents` first, or compose over the pool's components with --no-intents")]
     NoIntents,
+    #[error("`synth intents` accepted none of the {rejected} intents it proposed ({reasons}); compose over the pool's components with --no-intents, or plan again with another planner")]
+    NoneAccepted { rejected: usize, reasons: String },
+    #[error("none of the {intents} accepted intents holds a part that can yield a task of {min_nodes} or more nodes (a first step with every input on the initial desktop and a step that uses its results); try --min-nodes 1, or compose over the pool's components with --no-intents")]
+    NoScopes { intents: usize, min_nodes: usize },
     #[error("cannot write {path}")]
     Write {
         path: PathBuf,
@@ -136,6 +147,9 @@ pub struct ComposeReport {
     pub scopes: usize,
     /// How many accepted intents the scopes came from (`None` with `--no-intents`).
     pub intents: Option<usize>,
+    /// Levels whose share among the tasks made is more than
+    /// [`marginals::TOLERANCE_POINTS`] from the profile's (stored with the version).
+    pub drift: Vec<Drift>,
     pub seconds: f64,
 }
 
@@ -171,6 +185,9 @@ impl fmt::Display for ComposeReport {
                 "short: made {} of {} ({} duplicates dropped); ran dry: {}",
                 s.made, s.requested, s.duplicates, s.constraint
             )?;
+        }
+        if !self.drift.is_empty() {
+            writeln!(f, "{}", drift_text(&self.drift))?;
         }
         write!(
             f,
@@ -233,6 +250,46 @@ fn default_label(spec: &ComposeSpec) -> String {
     parts.join(" ")
 }
 
+/// Probe tasks per level combination for `--plan`.
+pub const PLAN_PROBE: usize = 24;
+
+/// Runs `synth compose --plan`: the request's plan on the current pool and
+/// scopes (see [`graph::plan`]); nothing is stored.
+///
+/// # Errors
+/// As [`run`] up to composing: no pool, no usable intents, a bad request.
+pub fn plan(
+    args: &ComposeArgs,
+    defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<graph::plan::CompositionPlan, ComposeStageError> {
+    let subtasks = cx.store.subtasks(SubtaskStatus::Verified)?;
+    if subtasks.is_empty() {
+        return Err(ComposeStageError::EmptyPool);
+    }
+    let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
+    let pool = pool_with_edits(cx, &subtasks, &initial)?;
+    let spec = args.to_spec(defaults, cx.seed);
+    let scopes: Vec<Scope> = if args.no_intents {
+        pool.components()
+            .iter()
+            .flat_map(|c| pool.topic_parts(c))
+            .collect()
+    } else {
+        let intents = cx.store.intents(Some(IntentStatus::Accepted))?;
+        let scopes = super::intents::intent_scopes(&pool, &intents, spec.min_nodes);
+        if scopes.is_empty() {
+            return Err(no_scopes_error(cx, intents.len(), spec.min_nodes)?);
+        }
+        scopes
+    };
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(cx.jobs.max(1))
+        .build()
+        .expect("a rayon pool with at least one thread");
+    Ok(threads.install(|| graph::plan::plan_composition(&pool, &scopes, &spec, PLAN_PROBE))?)
+}
+
 /// Runs `synth compose`.
 pub fn run(
     args: &ComposeArgs,
@@ -246,6 +303,7 @@ pub fn run(
     }
     let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
     let pool = pool_with_edits(cx, &subtasks, &initial)?;
+    let mut spec = args.to_spec(defaults, cx.seed);
     let (scopes, intent_ids): (Vec<Scope>, Option<Vec<String>>) = if args.no_intents {
         let scopes = pool
             .components()
@@ -255,16 +313,15 @@ pub fn run(
         (scopes, None)
     } else {
         let intents = cx.store.intents(Some(IntentStatus::Accepted))?;
-        let scopes = super::intents::intent_scopes(&pool, &intents);
+        let scopes = super::intents::intent_scopes(&pool, &intents, spec.min_nodes);
         if scopes.is_empty() {
-            return Err(ComposeStageError::NoIntents);
+            return Err(no_scopes_error(cx, intents.len(), spec.min_nodes)?);
         }
         let mut ids: Vec<String> = intents.iter().map(|i| i.id.clone()).collect();
         ids.sort();
         (scopes, Some(ids))
     };
 
-    let mut spec = args.to_spec(defaults, cx.seed);
     // The version is not part of what was asked: hash the spec without it, together
     // with the pool it ran on, so the same request on the same pool is recognised.
     let spec_json = serde_json::to_value(&spec).expect("spec serializes");
@@ -305,6 +362,7 @@ pub fn run(
             total_tasks: total,
             scopes: scopes.len(),
             intents: intent_ids.as_ref().map(Vec::len),
+            drift: Vec::new(),
             seconds: started.elapsed().as_secs_f64(),
         });
     }
@@ -313,34 +371,28 @@ pub fn run(
     let run = cx.store.begin_run("compose", &spec_json)?;
     let label = args.label.clone().unwrap_or_else(|| default_label(&spec));
     let bar = cx.progress(spec.count as u64, "compose");
-    let threads = rayon::ThreadPoolBuilder::new()
-        .num_threads(cx.jobs)
-        .build()
-        .expect("a rayon pool with at least one thread");
-    let mut tasks = Vec::with_capacity(spec.count);
-    let summary = threads.install(|| {
-        graph::compose_with(&pool, &scopes, &spec, |t| {
-            tasks.push(t.to_task(&pool, &spec));
-            bar.inc(1);
-        })
-    })?;
+    let version = NewVersion {
+        spec_hash: &spec_hash,
+        spec_json: &spec_json,
+        label: &label,
+        run: Some(run),
+    };
+    let (added, summary, drift) =
+        compose_into_store(cx.store, &pool, &scopes, &spec, &version, cx.jobs, || {
+            bar.inc(1)
+        })?;
     bar.finish_and_clear();
-
-    let shortfall_text = summary.shortfall.as_ref().map(|s| s.constraint.clone());
-    let added = cx.store.add_dataset(
-        spec.version,
-        &spec_hash,
-        &spec_json,
-        &label,
-        spec.count,
-        &tasks,
-        shortfall_text.as_deref(),
-        Some(run),
-    )?;
     cx.store.finish_run(
         run,
-        if summary.shortfall.is_some() { "short" } else { "ok" },
-        &serde_json::json!({"version": added.version, "made": added.inserted, "attempts": summary.attempts}),
+        if summary.shortfall.is_some() {
+            "short"
+        } else {
+            "ok"
+        },
+        &serde_json::json!({
+            "version": added.version, "made": added.inserted, "attempts": summary.attempts,
+            "drift": drift,
+        }),
     )?;
     let total = write_tasks_file(cx, &out_path)?;
     Ok(ComposeReport {
@@ -356,7 +408,136 @@ pub fn run(
         total_tasks: total,
         scopes: scopes.len(),
         intents: intent_ids.as_ref().map(Vec::len),
+        drift,
         seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The drift in words, with its reason.
+fn drift_text(drift: &[Drift]) -> String {
+    format!(
+        "off the profile by more than {} points: {}; the pool could not supply the profile's level combinations in these shares (a slot that fails {} times draws another combination)",
+        marginals::TOLERANCE_POINTS,
+        drift
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        graph::compose::RESAMPLE_AFTER
+    )
+}
+
+/// How a new dataset version is recorded (see [`compose_into_store`]).
+pub struct NewVersion<'a> {
+    pub spec_hash: &'a str,
+    pub spec_json: &'a serde_json::Value,
+    pub label: &'a str,
+    pub run: Option<i64>,
+}
+
+/// Composes `spec` over `scopes` on `jobs` threads and stores the tasks as
+/// dataset version `spec.version` as they are made (in batches, one
+/// transaction), calling `progress` once per task: memory does not grow with the
+/// count. The first store error stops storing and is returned once composition
+/// ends. The levels made are compared with the profile ([`marginals::drift`]);
+/// the drift, like a shortfall, is stored with the version and returned. The
+/// stage's core, shared with `synth perf compose`.
+///
+/// # Errors
+/// The composer's refusals and store errors (the version is then rolled back).
+pub fn compose_into_store(
+    store: &crate::store::Store,
+    pool: &graph::Pool<'_>,
+    scopes: &[Scope],
+    spec: &ComposeSpec,
+    version: &NewVersion<'_>,
+    jobs: usize,
+    progress: impl Fn() + Sync,
+) -> Result<
+    (
+        crate::store::tasks::AddedDataset,
+        graph::ComposeSummary,
+        Vec<Drift>,
+    ),
+    ComposeStageError,
+> {
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .expect("a rayon pool with at least one thread");
+    let mut writer = store.begin_dataset(
+        spec.version,
+        version.spec_hash,
+        version.spec_json,
+        version.label,
+        spec.count,
+        version.run,
+    )?;
+    let mut store_error: Option<StoreError> = None;
+    let mut made = Marginals::default();
+    let summary = threads.install(|| {
+        graph::compose_with(pool, scopes, spec, |t| {
+            made.add(&t.complexity.levels);
+            if store_error.is_none() {
+                if let Err(e) = writer.push(&t.to_task(pool, spec)) {
+                    store_error = Some(e);
+                }
+            }
+            progress();
+        })
+    })?;
+    if let Some(e) = store_error {
+        return Err(e.into());
+    }
+    let shares = marginals::profile_shares(spec, pool.catalog());
+    let drift = marginals::drift(&made, &shares, marginals::TOLERANCE_POINTS);
+    let mut notes: Vec<String> = summary
+        .shortfall
+        .iter()
+        .map(|s| s.constraint.clone())
+        .collect();
+    if !drift.is_empty() {
+        notes.push(drift_text(&drift));
+    }
+    let added = writer.finish((!notes.is_empty()).then(|| notes.join("; ")).as_deref())?;
+    Ok((added, summary, drift))
+}
+
+/// Why no intent scope is usable, following what the intents stage did: it never
+/// ran (or stored nothing), it rejected everything it proposed (with the reasons
+/// stored), or it accepted intents none of whose parts can yield a task.
+fn no_scopes_error(
+    cx: &StageContext<'_>,
+    accepted: usize,
+    min_nodes: usize,
+) -> Result<ComposeStageError, StoreError> {
+    if accepted > 0 {
+        return Ok(ComposeStageError::NoScopes {
+            intents: accepted,
+            min_nodes,
+        });
+    }
+    let all = cx.store.intents(None)?;
+    if all.is_empty() {
+        return Ok(ComposeStageError::NoIntents);
+    }
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for i in &all {
+        let reason = i.reason.as_deref().unwrap_or("no reason stored");
+        *counts
+            .entry(reason.split(':').next().unwrap_or(reason).trim())
+            .or_default() += 1;
+    }
+    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let reasons = counts
+        .iter()
+        .map(|(r, n)| format!("{n}: {r}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Ok(ComposeStageError::NoneAccepted {
+        rejected: all.len(),
+        reasons,
     })
 }
 
@@ -379,7 +560,17 @@ pub fn pool_with_edits<'p>(
 
 /// Writes every stored task, one per line, through a temporary file and a rename
 /// (also used by `synth validate` so validated tasks carry their instructions).
+/// Lines are the stored JSON bodies, copied as they are (never parsed), one row at
+/// a time.
 pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, ComposeStageError> {
+    write_store_tasks(cx.store, path)
+}
+
+/// [`write_tasks_file`] for any store.
+pub fn write_store_tasks(
+    store: &crate::store::Store,
+    path: &Path,
+) -> Result<usize, ComposeStageError> {
     let werr = |source| ComposeStageError::Write {
         path: path.to_path_buf(),
         source,
@@ -387,16 +578,16 @@ pub fn write_tasks_file(cx: &StageContext<'_>, path: &Path) -> Result<usize, Com
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(werr)?;
     }
-    let tasks = cx.store.tasks(None)?;
     let tmp = path.with_extension("jsonl.tmp");
     let file = std::fs::File::create(&tmp).map_err(werr)?;
     let mut w = std::io::BufWriter::new(file);
-    for t in &tasks {
-        serde_json::to_writer(&mut w, &t.task).expect("model types always serialize");
-        w.write_all(b"\n").map_err(werr)?;
-    }
+    let written = store.each_task_body(|body| {
+        w.write_all(body.as_bytes())?;
+        w.write_all(b"\n")
+    })?;
+    let n = written.map_err(werr)?;
     w.flush().map_err(werr)?;
     drop(w);
     std::fs::rename(&tmp, path).map_err(werr)?;
-    Ok(tasks.len())
+    Ok(n)
 }

@@ -50,13 +50,10 @@ use crate::resources::{self, Catalog};
 use crate::store::intents::{IntentRecord, IntentStatus};
 use crate::store::StoreError;
 
-/// Default cap on the intents one planner call proposes.
-pub const DEFAULT_MAX_INTENTS: usize = 64;
-
 /// Flags of `synth intents`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct IntentsArgs {
-    /// Most intents to propose in this run (default 64).
+    /// Most intents to propose in this run (default: as many as the pool supports).
     #[arg(long, value_name = "N")]
     pub max: Option<usize>,
 }
@@ -95,11 +92,16 @@ pub struct IntentsReport {
     pub planner_rejection: Option<String>,
     /// Accepted intents in the store after this run.
     pub total_accepted: usize,
+    /// Placeable verified subtasks offered to the planner.
+    pub offered: usize,
     /// Placeable verified subtasks that no accepted intent anchors.
     pub uncovered_subtasks: usize,
     /// Verified subtasks that can never be placed in a task (an input neither on
     /// the initial desktop nor made by another placeable subtask); not planned.
     pub unplaceable_subtasks: usize,
+    /// Why this run's proposals were rejected: each reason (with its specifics
+    /// cut off, e.g. `unknown subtask id(s)`) and how many had it, most common first.
+    pub rejections: Vec<(String, usize)>,
     pub seconds: f64,
 }
 
@@ -118,6 +120,24 @@ impl fmt::Display for IntentsReport {
         if let Some(r) = &self.planner_rejection {
             writeln!(f, "the planner's reply was rejected: {r}")?;
         }
+        if !self.rejections.is_empty() {
+            let why: Vec<String> = self
+                .rejections
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            if self.accepted == 0 && self.already_present == 0 {
+                writeln!(f, "nothing accepted; rejected: {}", why.join("; "))?;
+            } else {
+                writeln!(f, "rejected: {}", why.join("; "))?;
+            }
+        } else if self.proposed == 0 && self.planner_rejection.is_none() {
+            writeln!(
+                f,
+                "the planner proposed nothing ({} placeable subtasks were offered)",
+                self.offered
+            )?;
+        }
         write!(
             f,
             "{} accepted intents in the store; {} verified subtasks anchored by none",
@@ -132,6 +152,21 @@ impl fmt::Display for IntentsReport {
         }
         Ok(())
     }
+}
+
+/// Counts rejection reasons by their general part (the text before a colon:
+/// `unknown subtask id(s)`, `the group has no dependency path between its parts`).
+fn rejection_summary(records: &[IntentRecord]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records {
+        if let Some(reason) = &r.reason {
+            let general = reason.split(':').next().unwrap_or(reason).trim();
+            *counts.entry(general.to_string()).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
 }
 
 /// The offline backend for this stage: the rule-based planner.
@@ -158,7 +193,7 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
     let initial = resources::initial_resources(&cx.workspace, cx.catalog)?;
     let pool = Pool::new(cx.catalog, &subtasks, &initial)?;
     let existing = cx.store.intents(None)?;
-    let max = args.max.unwrap_or(DEFAULT_MAX_INTENTS);
+    let max = args.max;
     let request = plan_request(&pool, &existing, max);
     let run = cx.store.begin_run(
         "intents",
@@ -198,8 +233,10 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
         already_present: 0,
         planner_rejection: None,
         total_accepted: 0,
+        offered: request.subtasks.len(),
         uncovered_subtasks: 0,
         unplaceable_subtasks: 0,
+        rejections: Vec::new(),
         seconds: 0.0,
     };
     let proposals = match reply.outcome {
@@ -221,6 +258,7 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
         })
         .collect();
     bar.finish_and_clear();
+    report.rejections = rejection_summary(&records);
     // The reply is the stage's unit of work: stored in one transaction with the
     // stage's completion record (its run, ended `ok`), so a killed stage leaves
     // every intent of it and the record, or neither, and `synth run` plans again.
@@ -286,7 +324,7 @@ pub fn pool_signature<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
 /// placeable subtasks) with its first instruction and its instantiated resources
 /// (`kind=parameter`, over its placeable parameter sets), and the texts of the
 /// intents already stored.
-pub fn plan_request(pool: &Pool<'_>, existing: &[IntentRecord], max: usize) -> PlanRequest {
+pub fn plan_request(pool: &Pool<'_>, existing: &[IntentRecord], max: Option<usize>) -> PlanRequest {
     let mut per_subtask: BTreeMap<usize, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
     for (i, inst) in pool.instances().iter().enumerate() {
         if !pool.is_placeable(i) {
@@ -309,7 +347,9 @@ pub fn plan_request(pool: &Pool<'_>, existing: &[IntentRecord], max: usize) -> P
                     .category
                     .clone()
                     .unwrap_or_else(|| graph::pool::UNCATEGORIZED.to_string()),
-                instruction: s.instruction(0).unwrap_or_default(),
+                instruction: s
+                    .instruction(0)
+                    .unwrap_or_else(|| s.instruction_template.clone()),
                 input_resources: ins.into_iter().collect(),
                 output_resources: outs.into_iter().collect(),
             })
@@ -459,8 +499,9 @@ fn components(nodes: &[usize], neighbours: impl Fn(usize) -> Vec<usize>) -> Vec<
 /// The composition scopes of stored intents: the placeable instances of each
 /// intent's subtasks, split by topic and into their weakly connected parts
 /// ([`Pool::topic_parts`]), each labelled with the intent's text. Intents whose
-/// subtasks are no longer verified contribute what is left.
-pub fn intent_scopes(pool: &Pool<'_>, intents: &[IntentRecord]) -> Vec<Scope> {
+/// subtasks are no longer verified contribute what is left. A part that cannot
+/// yield a task of `min_nodes` nodes ([`can_yield`]) is not kept.
+pub fn intent_scopes(pool: &Pool<'_>, intents: &[IntentRecord], min_nodes: usize) -> Vec<Scope> {
     let mut by_id: BTreeMap<&SubtaskId, Vec<usize>> = BTreeMap::new();
     for (i, inst) in pool.instances().iter().enumerate() {
         if pool.is_placeable(i) {
@@ -482,7 +523,27 @@ pub fn intent_scopes(pool: &Pool<'_>, intents: &[IntentRecord]) -> Vec<Scope> {
                 .collect();
             pool.topic_parts(&Scope::new(intent.intent.clone(), members))
         })
+        .filter(|scope| can_yield(pool, scope, min_nodes))
         .collect()
+}
+
+/// Can `scope` yield a task of at least `min_nodes` nodes? It needs a root (an
+/// instance with every input on the initial desktop) and, for two or more nodes,
+/// at least `min_nodes` members and a root with a dependent in the scope: every
+/// connected task of two or more nodes has one. A necessary condition, cheap to
+/// check; it drops the single instances and root-less parts that topic and
+/// connectivity splits leave.
+pub fn can_yield(pool: &Pool<'_>, scope: &Scope, min_nodes: usize) -> bool {
+    let roots = scope.members.iter().filter(|&&i| pool.is_root(i));
+    if min_nodes <= 1 {
+        return roots.count() > 0;
+    }
+    scope.members.len() >= min_nodes
+        && roots.into_iter().any(|&r| {
+            pool.dependents(r)
+                .iter()
+                .any(|&d| scope.members.binary_search(&(d as usize)).is_ok())
+        })
 }
 
 /// The rule-based planner (see the module docs). Deterministic: the same request
@@ -573,7 +634,7 @@ pub fn plan_offline(req: &PlanRequest) -> Vec<Intent> {
     let mut taken: BTreeSet<String> = req.existing_intents.iter().cloned().collect();
     let mut out = Vec::new();
     for (g, tight) in groups {
-        if out.len() >= req.max_intents {
+        if req.max_intents.is_some_and(|max| out.len() >= max) {
             break;
         }
         let text = word_intent(req, &g, &succ, tight);
@@ -643,6 +704,11 @@ fn word_intent(
             .filter(|&&u| u != v && succ[u].contains(&v))
             .count()
     };
+    if finals.is_empty() {
+        // A group that is one dependency cycle has no final step: word it from
+        // the members most others feed.
+        finals = group.to_vec();
+    }
     finals.sort_by(|&a, &b| contributors(b).cmp(&contributors(a)).then(a.cmp(&b)));
     let mut goals: Vec<String> = finals
         .iter()
@@ -701,6 +767,17 @@ fn word_intent(
             " (and {more} more related goal{})",
             if more == 1 { "" } else { "s" }
         ));
+    }
+    if goals.is_empty() && prepared.is_empty() {
+        // Nothing to quote (instructions without a first clause): name the work
+        // by its applications.
+        let mut apps: Vec<&str> = group
+            .iter()
+            .map(|&v| req.subtasks[v].application.as_str())
+            .collect();
+        apps.sort_unstable();
+        apps.dedup();
+        text = format!("Work through {} steps in {}", group.len(), apps.join(", "));
     }
     capitalize(text.trim())
 }
@@ -853,7 +930,7 @@ mod tests {
                 ),
             ],
             existing_intents: vec![],
-            max_intents: 10,
+            max_intents: Some(10),
         }
     }
 
@@ -877,6 +954,43 @@ mod tests {
         let mut again = req();
         again.existing_intents = vec![intents[1].intent.clone()];
         assert!(plan_offline(&again).iter().all(|i| i.subtask_ids != ["d"]));
+    }
+
+    #[test]
+    fn a_cycle_of_parameterless_subtasks_is_worded_and_covered() {
+        // b and c feed each other (a cycle with no final step); nothing quotable.
+        let req = PlanRequest {
+            subtasks: vec![
+                sub("a", "Notes", "", &[], &["text_in_clipboard"]),
+                sub(
+                    "b",
+                    "Mail",
+                    "",
+                    &["text_in_clipboard"],
+                    &["table_in_clipboard"],
+                ),
+                sub(
+                    "c",
+                    "Sheets",
+                    "",
+                    &["table_in_clipboard"],
+                    &["text_in_clipboard"],
+                ),
+            ],
+            existing_intents: vec![],
+            max_intents: None,
+        };
+        let intents = plan_offline(&req);
+        assert!(!intents.is_empty());
+        assert!(
+            intents.iter().all(|i| !i.intent.trim().is_empty()),
+            "{intents:?}"
+        );
+        let covered: BTreeSet<&str> = intents
+            .iter()
+            .flat_map(|i| i.subtask_ids.iter().map(String::as_str))
+            .collect();
+        assert_eq!(covered.len(), 3);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod compose;
 pub mod explore;
 pub mod intents;
 pub mod narrate;
+pub mod perf;
 pub mod quality;
 pub mod stats;
 pub mod trajectories;

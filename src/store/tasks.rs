@@ -1,7 +1,9 @@
 //! Composed tasks and their dataset versions.
 //!
 //! Each `synth compose` with a new specification adds one dataset version (its
-//! spec, a label, the counts asked and made) and its tasks, in one transaction.
+//! spec, a label, the counts asked and made) and its tasks, in one transaction
+//! (written in batches through a [`DatasetWriter`], so composing many tasks does
+//! not hold them all in memory).
 //! Earlier versions are never touched. A task already present (same canonical
 //! task id, from any version) is not stored twice.
 //!
@@ -104,6 +106,7 @@ impl Store {
 
     /// Stores a new dataset version and its tasks in one transaction. Tasks must
     /// carry a `task_id`; ones already stored (from any version) are skipped.
+    /// For many tasks prefer [`Store::begin_dataset`], which takes them one at a time.
     #[allow(clippy::too_many_arguments)]
     pub fn add_dataset(
         &self,
@@ -116,43 +119,77 @@ impl Store {
         shortfall: Option<&str>,
         run: Option<i64>,
     ) -> Result<AddedDataset, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO dataset_versions (version, spec_hash, spec, label, asked, made, shortfall, run_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
-            params![version, spec_hash, spec.to_string(), label, asked as i64, shortfall, run],
-        )?;
-        let mut inserted = 0;
-        let mut already_present = 0;
-        {
-            let mut stmt = tx.prepare(
-                "INSERT OR IGNORE INTO tasks (task_id, version, seq, status, body) VALUES (?1, ?2, ?3, 'composed', ?4)",
-            )?;
-            for task in tasks {
-                let id = task
-                    .task_id
-                    .as_ref()
-                    .map(|t| t.0.clone())
-                    .unwrap_or_default();
-                let body = serde_json::to_string(task).expect("model types always serialize");
-                if stmt.execute(params![id, version, inserted as i64, body])? == 1 {
-                    inserted += 1;
-                } else {
-                    already_present += 1;
-                }
-            }
+        let mut w = self.begin_dataset(version, spec_hash, spec, label, asked, run)?;
+        for task in tasks {
+            w.push(task)?;
         }
-        tx.execute(
-            "UPDATE dataset_versions SET made = ?2 WHERE version = ?1",
-            params![version, inserted as i64],
-        )?;
-        tx.commit()?;
-        Ok(AddedDataset {
+        w.finish(shortfall)
+    }
+
+    /// Opens a new dataset version for tasks to be added one at a time
+    /// ([`DatasetWriter::push`]), in batches of [`DatasetWriter::BATCH`], inside one
+    /// transaction that [`DatasetWriter::finish`] commits. Dropping the writer
+    /// unfinished rolls everything back, so a failed or killed compose leaves no
+    /// partial version.
+    ///
+    /// # Errors
+    /// SQLite errors; a spec hash already stored is refused by the schema (the
+    /// caller checks [`Store::dataset_by_spec`] first).
+    pub fn begin_dataset(
+        &self,
+        version: u32,
+        spec_hash: &str,
+        spec: &serde_json::Value,
+        label: &str,
+        asked: usize,
+        run: Option<i64>,
+    ) -> Result<DatasetWriter<'_>, StoreError> {
+        let conn = self.conn();
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let mut writer = DatasetWriter {
+            store: self,
             version,
-            inserted,
-            already_present,
-        })
+            inserted: 0,
+            already_present: 0,
+            batch: Vec::with_capacity(DatasetWriter::BATCH),
+            open: true,
+        };
+        let added = conn.execute(
+            "INSERT INTO dataset_versions (version, spec_hash, spec, label, asked, made, shortfall, run_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL, ?6)",
+            params![version, spec_hash, spec.to_string(), label, asked as i64, run],
+        );
+        drop(conn);
+        if let Err(e) = added {
+            writer.rollback();
+            return Err(e.into());
+        }
+        Ok(writer)
+    }
+
+    /// Calls `f` with the stored JSON body of every task, in (version, composition)
+    /// order, without parsing it (for writing `tasks.jsonl`). The bodies are read
+    /// one row at a time, so memory does not grow with the number of tasks.
+    ///
+    /// # Errors
+    /// SQLite errors (outer); the first error `f` returns stops the walk and is
+    /// returned inside `Ok`.
+    pub fn each_task_body<E>(
+        &self,
+        mut f: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<Result<usize, E>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT body FROM tasks ORDER BY version, seq")?;
+        let mut rows = stmt.query([])?;
+        let mut n = 0;
+        while let Some(row) = rows.next()? {
+            let body = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            if let Err(e) = f(body) {
+                return Ok(Err(e));
+            }
+            n += 1;
+        }
+        Ok(Ok(n))
     }
 
     /// Stored tasks, optionally of one version, in (version, composition) order.
@@ -180,6 +217,102 @@ impl Store {
             });
         }
         Ok(out)
+    }
+}
+
+/// Adds the tasks of one new dataset version in batches, inside one transaction
+/// (see [`Store::begin_dataset`]). Holds at most [`DatasetWriter::BATCH`] serialized
+/// tasks at a time: memory does not grow with the number of tasks.
+pub struct DatasetWriter<'s> {
+    store: &'s Store,
+    version: u32,
+    inserted: usize,
+    already_present: usize,
+    /// (task id, JSON body) not yet inserted.
+    batch: Vec<(String, String)>,
+    /// The transaction is still open (not committed or rolled back).
+    open: bool,
+}
+
+impl DatasetWriter<'_> {
+    /// Tasks serialized before they are inserted together.
+    pub const BATCH: usize = 256;
+
+    /// Adds a task (it must carry a `task_id`); one already stored, from any
+    /// version, is counted as already present when its batch is inserted.
+    ///
+    /// # Errors
+    /// SQLite errors while inserting a full batch.
+    pub fn push(&mut self, task: &Task) -> Result<(), StoreError> {
+        let id = task
+            .task_id
+            .as_ref()
+            .map(|t| t.0.clone())
+            .unwrap_or_default();
+        let body = serde_json::to_string(task).expect("model types always serialize");
+        self.batch.push((id, body));
+        if self.batch.len() >= Self::BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Tasks inserted so far (not counting the pending batch).
+    pub fn inserted(&self) -> usize {
+        self.inserted
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        let conn = self.store.conn();
+        let mut stmt = conn.prepare_cached(
+            "INSERT OR IGNORE INTO tasks (task_id, version, seq, status, body) VALUES (?1, ?2, ?3, 'composed', ?4)",
+        )?;
+        for (id, body) in self.batch.drain(..) {
+            if stmt.execute(params![id, self.version, self.inserted as i64, body])? == 1 {
+                self.inserted += 1;
+            } else {
+                self.already_present += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts what is pending, records the count made and the shortfall (why
+    /// fewer were made than asked, if so), and commits.
+    ///
+    /// # Errors
+    /// SQLite errors; the version is then rolled back.
+    pub fn finish(mut self, shortfall: Option<&str>) -> Result<AddedDataset, StoreError> {
+        self.flush()?;
+        {
+            let conn = self.store.conn();
+            conn.execute(
+                "UPDATE dataset_versions SET made = ?2, shortfall = ?3 WHERE version = ?1",
+                params![self.version, self.inserted as i64, shortfall],
+            )?;
+            conn.execute_batch("COMMIT")?;
+        }
+        self.open = false;
+        Ok(AddedDataset {
+            version: self.version,
+            inserted: self.inserted,
+            already_present: self.already_present,
+        })
+    }
+
+    fn rollback(&mut self) {
+        if self.open {
+            self.open = false;
+            // Nothing to do if it fails: SQLite rolls back an open transaction
+            // when the connection closes.
+            let _ = self.store.conn().execute_batch("ROLLBACK");
+        }
+    }
+}
+
+impl Drop for DatasetWriter<'_> {
+    fn drop(&mut self) {
+        self.rollback();
     }
 }
 
@@ -409,6 +542,49 @@ mod tests {
             .add_dataset(3, "h2", &spec, "v3", 1, &[], None, None)
             .is_err());
         assert_eq!(s.datasets().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_unfinished_dataset_writer_leaves_nothing() {
+        let s = Store::open_in_memory().unwrap();
+        let spec = serde_json::json!({});
+        {
+            let mut w = s.begin_dataset(1, "h1", &spec, "v1", 600, None).unwrap();
+            for i in 0..600 {
+                w.push(&task(&format!("t{i}"))).unwrap();
+            }
+            assert!(w.inserted() >= DatasetWriter::BATCH);
+        }
+        assert!(s.tasks(None).unwrap().is_empty());
+        assert!(s.datasets().unwrap().is_empty());
+        let mut w = s.begin_dataset(1, "h1", &spec, "v1", 3, None).unwrap();
+        for id in ["t1", "t2", "t1"] {
+            w.push(&task(id)).unwrap();
+        }
+        let added = w.finish(Some("ran dry")).unwrap();
+        assert_eq!((added.inserted, added.already_present), (2, 1));
+        let v = &s.datasets().unwrap()[0];
+        assert_eq!((v.made, v.shortfall.as_deref()), (2, Some("ran dry")));
+    }
+
+    #[test]
+    fn task_bodies_are_the_stored_json_in_order() {
+        let s = Store::open_in_memory().unwrap();
+        let spec = serde_json::json!({});
+        s.add_dataset(1, "h1", &spec, "v1", 2, &[task("b"), task("a")], None, None)
+            .unwrap();
+        let mut bodies = Vec::new();
+        let n = s
+            .each_task_body(|b| {
+                bodies.push(b.to_string());
+                Ok::<(), ()>(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(bodies[0], serde_json::to_string(&task("b")).unwrap());
+        let stopped = s.each_task_body(|_| Err("full")).unwrap();
+        assert_eq!(stopped, Err("full"));
     }
 
     #[test]
