@@ -337,7 +337,12 @@ pub fn run(
         let export_args = ExportArgs::new(format);
         let r = crate::export::run(&export_args, cx)?;
         outputs.push((format!("export {}", format.as_str()), r.out.clone()));
-        timed(&mut stages, &format!("export {}", format.as_str()), t, r.to_string());
+        timed(
+            &mut stages,
+            &format!("export {}", format.as_str()),
+            t,
+            r.to_string(),
+        );
     }
 
     if !args.no_report {

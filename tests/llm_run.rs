@@ -45,7 +45,10 @@ fn spawn(ws: &Workspace, base_url: &str, args: &[&str]) -> Child {
 async fn wait_for(brain: &Brain, role: &str, n: u64, limit: Duration) {
     let started = Instant::now();
     while brain.tally().requests.get(role).copied().unwrap_or(0) < n {
-        assert!(started.elapsed() < limit, "no {n} {role} requests in {limit:?}");
+        assert!(
+            started.elapsed() < limit,
+            "no {n} {role} requests in {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -86,13 +89,19 @@ struct Made {
 
 fn made(ws: &Workspace) -> Made {
     Made {
-        verified: count(ws, "SELECT count(*) FROM subtasks WHERE status = 'verified'"),
+        verified: count(
+            ws,
+            "SELECT count(*) FROM subtasks WHERE status = 'verified'",
+        ),
         tasks: count(ws, "SELECT count(*) FROM tasks WHERE status = 'validated'"),
         tasks_replaying: count(
             ws,
             "SELECT count(DISTINCT task_id) FROM task_trajectories WHERE status = 'ok'",
         ),
-        trajectories_ok: count(ws, "SELECT count(*) FROM task_trajectories WHERE status = 'ok'"),
+        trajectories_ok: count(
+            ws,
+            "SELECT count(*) FROM task_trajectories WHERE status = 'ok'",
+        ),
         trajectories_failed: count(
             ws,
             "SELECT count(*) FROM task_trajectories WHERE status <> 'ok'",
@@ -101,7 +110,14 @@ fn made(ws: &Workspace) -> Made {
     }
 }
 
-const RUN: &[&str] = &["run", "--count", "12", "--formats", "sharegpt", "--no-report"];
+const RUN: &[&str] = &[
+    "run",
+    "--count",
+    "12",
+    "--formats",
+    "sharegpt",
+    "--no-report",
+];
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_model_run_makes_replaying_task_trajectories_and_training_data() {
@@ -115,7 +131,12 @@ async fn a_model_run_makes_replaying_task_trajectories_and_training_data() {
     let m = made(&ws);
     eprintln!("clean run: {m:?}; requests {:?}", brain.tally().requests);
     assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
-    assert!(m.tasks > 0, "no validated task: {}", text(&out));
+    assert!(m.verified > 0 && m.tasks > 0, "{m:?}: {}", text(&out));
+    assert!(
+        m.trajectories_ok + m.trajectories_failed <= m.tasks,
+        "{m:?}"
+    );
+    assert!(m.trajectories_ok >= m.tasks_replaying);
     assert!(
         m.tasks_replaying * 10 >= m.tasks * 9,
         "{} of {} tasks have a replaying task trajectory ({m:?})\n{}",
@@ -223,8 +244,13 @@ async fn killing_the_endpoint_mid_stage_leaves_the_rest_for_the_next_run() {
     let out = synth(&ws, &url, &["explore"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let asked = brain.tally().requests["explorer"] - before;
-    eprintln!("explore: {failed} applications failed with the endpoint down; the re-run asked {asked}");
-    assert_eq!(asked, failed, "the re-run asks exactly the failed applications");
+    eprintln!(
+        "explore: {failed} applications failed with the endpoint down; the re-run asked {asked}"
+    );
+    assert_eq!(
+        asked, failed,
+        "the re-run asks exactly the failed applications"
+    );
 
     // Verify: the endpoint dies after 40 actor steps.
     let actor_before = brain.tally().requests.get("actor").copied().unwrap_or(0);
@@ -239,7 +265,10 @@ async fn killing_the_endpoint_mid_stage_leaves_the_rest_for_the_next_run() {
         text(&out)
     );
     let units_before = count(&ws, "SELECT count(*) FROM verify_units");
-    assert!(units_before > 0, "nothing verified before the endpoint died");
+    assert!(
+        units_before > 0,
+        "nothing verified before the endpoint died"
+    );
 
     let server = model_server::start(brain.clone()).await;
     let url = format!("{}/v1", server.uri());
@@ -272,7 +301,11 @@ async fn a_run_stops_at_max_calls_and_a_re_run_goes_on() {
     let server = model_server::start(brain.clone()).await;
     let url = format!("{}/v1", server.uri());
 
-    let out = synth(&ws, &url, &["--max-calls", "10", "run", "--formats", "none"]);
+    let out = synth(
+        &ws,
+        &url,
+        &["--max-calls", "10", "run", "--formats", "none"],
+    );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -461,11 +461,10 @@ pub fn reveal_step(
     if desk.live().resolve(&action).is_some() {
         return None;
     }
-    let start = desk
-        .observe()
-        .controls
-        .into_iter()
-        .find(|c| c.parent_control_text == "Taskbar" && Some(&c.control_text) == show_desktop_text(desk).as_ref())?;
+    let start = desk.observe().controls.into_iter().find(|c| {
+        c.parent_control_text == "Taskbar"
+            && Some(&c.control_text) == show_desktop_text(desk).as_ref()
+    })?;
     let mut shown = desk.clone();
     let step = click_step(
         &start,

@@ -226,7 +226,8 @@ impl Brain {
             Ok(Outcome::Accepted(proposals)) => {
                 let mut proposed = self.proposed.lock().unwrap();
                 for p in &proposals {
-                    let id = synth::pipeline::explore::subtask_id(&application, &p.instruction_template);
+                    let id =
+                        synth::pipeline::explore::subtask_id(&application, &p.instruction_template);
                     if proposed.iter().any(|s| s.id == id) {
                         continue;
                     }
@@ -317,9 +318,14 @@ impl Brain {
             .split_once("<Task instruction:>\n")
             .map(|(_, i)| i.trim().to_string())
             .unwrap_or_default();
-        let history = parse_history(between(user, "<Step History:>\n", "<Available Control Items:>"));
+        let history = parse_history(between(
+            user,
+            "<Step History:>\n",
+            "<Available Control Items:>",
+        ));
         let start_click = |h: &HistoryStep| {
-            matches!(h.action.call, ActionCall::ClickInput { .. }) && h.action.control_text == "Start"
+            matches!(h.action.call, ActionCall::ClickInput { .. })
+                && h.action.control_text == "Start"
         };
         // The model launches from the desktop icon; the rule-based planner it
         // reasons with starts with "Start" (a no-op on a shown desktop), so its
@@ -428,9 +434,13 @@ impl Brain {
         let previous_instruction = between(&misread, "Previous instruction: ", "\nWhat a reader")
             .trim()
             .to_string();
-        let discrepancy = between(&misread, "What a reader recovered differently: ", "\nRewrite")
-            .trim()
-            .to_string();
+        let discrepancy = between(
+            &misread,
+            "What a reader recovered differently: ",
+            "\nRewrite",
+        )
+        .trim()
+        .to_string();
         let req = SummarizeRequest {
             intent: section(user, "### Task intent").trim().to_string(),
             nodes,
@@ -613,7 +623,9 @@ fn png_size(message: &Value) -> Option<(u32, u32)> {
         .iter()
         .find_map(|p| p["image_url"]["url"].as_str())?;
     let data = url.strip_prefix("data:image/png;base64,")?;
-    let png = base64::engine::general_purpose::STANDARD.decode(data).ok()?;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
     if png.get(..8)? != b"\x89PNG\r\n\x1a\n" {
         return None;
     }
@@ -653,9 +665,12 @@ impl Respond for Responder {
             None => ResponseTemplate::new(200).set_body_json(completion(&content, &model)),
             Some(Fault::RateLimited) => ResponseTemplate::new(429)
                 .insert_header("Retry-After", "1")
-                .set_body_json(json!({"error": {"message": "Rate limit reached", "type": "rate_limit"}})),
-            Some(Fault::ServerError) => ResponseTemplate::new(500)
-                .set_body_json(json!({"error": {"message": "upstream failed", "type": "server_error"}})),
+                .set_body_json(
+                    json!({"error": {"message": "Rate limit reached", "type": "rate_limit"}}),
+                ),
+            Some(Fault::ServerError) => ResponseTemplate::new(500).set_body_json(
+                json!({"error": {"message": "upstream failed", "type": "server_error"}}),
+            ),
             Some(Fault::Timeout) => ResponseTemplate::new(200)
                 .set_body_json(completion(&content, &model))
                 .set_delay(brain.timeout_delay),

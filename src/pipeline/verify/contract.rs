@@ -176,13 +176,21 @@ pub fn covered_start(start: &SimDesktop, inst: &Instance) -> Option<SimDesktop> 
 /// Subtask trajectories are recorded from a fresh desktop but replayed inside task
 /// trajectories, after other nodes left their windows open; one that only works on
 /// a bare desktop makes tasks that never replay.
-pub fn covered_problem(start: &SimDesktop, inst: &Instance, actions: &[TrajectoryAction]) -> Option<String> {
+pub fn covered_problem(
+    start: &SimDesktop,
+    inst: &Instance,
+    actions: &[TrajectoryAction],
+) -> Option<String> {
     let mut desk = covered_start(start, inst)?;
-    let covering = desk.state().active.and_then(|i| desk.state().windows.get(i)).map(|w| w.app.clone()).unwrap_or_default();
-    if let Some(step) = actions
-        .first()
-        .and_then(|first| crate::pipeline::trajectories::reveal_step(&desk, first, &inst.application))
-    {
+    let covering = desk
+        .state()
+        .active
+        .and_then(|i| desk.state().windows.get(i))
+        .map(|w| w.app.clone())
+        .unwrap_or_default();
+    if let Some(step) = actions.first().and_then(|first| {
+        crate::pipeline::trajectories::reveal_step(&desk, first, &inst.application)
+    }) {
         desk.step_quiet(&step.to_action());
     }
     for (i, a) in actions.iter().enumerate() {
