@@ -563,7 +563,10 @@ impl LlmClient {
                         *faults.entry(class.to_string()).or_insert(0) += 1;
                     }
                     self.count(role).errors.fetch_add(1, Ordering::Relaxed);
-                    warn!(role = %role, prompt_hash = %key, error = %e, "model request failed");
+                    // The caller reports the failure once, naming what it was for
+                    // (an application, a unit, a task); a warning here printed
+                    // every such error twice.
+                    debug!(role = %role, prompt_hash = %key, error = %e, "model request failed");
                     let rec = CallRecord {
                         key_hash: key.to_string(),
                         role,
