@@ -20,7 +20,7 @@ use serde_json::json;
 use synth::llm::config::RoleModel;
 use synth::llm::{
     ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, NeutralSubtask, Outcome,
-    ReconstructRequest, Role, CALL_RECORD_MIGRATION,
+    ReconstructRequest, Role, CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -46,6 +46,7 @@ fn cfg(base: &str, concurrency: usize) -> LlmConfig {
 fn store() -> Arc<Mutex<Connection>> {
     let c = Connection::open_in_memory().unwrap();
     c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
+    c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
     Arc::new(Mutex::new(c))
 }
 
@@ -122,6 +123,7 @@ async fn bench() {
     let slow = server(Duration::from_millis(200)).await;
     let opts = ClientOptions {
         check_endpoint: false,
+        budget: Default::default(),
         ..ClientOptions::default()
     };
     let llm = LlmClient::openai(cfg(&slow.uri(), 32), store(), opts.clone())

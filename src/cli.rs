@@ -64,6 +64,14 @@ pub struct GlobalArgs {
     /// Ask the model again even when the call record holds an answer.
     #[arg(long, global = true)]
     pub no_cache: bool,
+    /// Stop sending model requests after N (retries included) in this command;
+    /// what is left stays pending (exit 3) and a re-run goes on from there.
+    #[arg(long, global = true, value_name = "N")]
+    pub max_calls: Option<u64>,
+    /// Stop sending model requests once this many US dollars are spent in this
+    /// command (at the `[llm.prices]` of synth.toml), like --max-calls.
+    #[arg(long, global = true, value_name = "USD")]
+    pub max_cost: Option<f64>,
     /// The desktop: sim (the embedded simulated desktop, default), x11 (real Linux
     /// applications on an Xvfb display; see the README for what to install) or
     /// osworld (an OSWorld VM's server, with --osworld-url).
@@ -413,6 +421,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             config: llm_config(&cli.global, &file),
             no_cache: cli.global.no_cache,
             replay_file: None,
+            budget: std::sync::Arc::new(crate::llm::Budget::new(
+                cli.global.max_calls,
+                cli.global.max_cost,
+            )),
         },
         env: settings.env.clone(),
     };
@@ -536,7 +548,12 @@ fn run_command(
             if !settings.quiet {
                 writeln!(out, "{report}")?;
             }
-            Ok(Outcome::Done)
+            // Tasks whose model calls got no reply stay composed for the next run.
+            Ok(if report.failed > 0 {
+                Outcome::Partial
+            } else {
+                Outcome::Done
+            })
         }
         Command::Trajectories(args) => {
             let report = pipeline::trajectories::run(args, cx)?;

@@ -99,25 +99,42 @@ pub struct RunReport {
     pub stages: Vec<StageLine>,
     /// Files and folders a user opens next.
     pub outputs: Vec<(String, PathBuf)>,
-    /// Did the composition fall short of `--count`, or an application's
-    /// exploration fail (exit 3; a re-run does what is left)?
+    /// Did the composition fall short of `--count`, or a stage leave work
+    /// pending (exit 3; a re-run does what is left)?
     pub shortfall: bool,
     /// Applications whose explorer call failed (asked again on the next run).
     pub unexplored: Vec<String>,
+    /// What is left undone and why, one line per stage that left something
+    /// (`verify: 3 subtasks pending: ...`); empty when the run did everything.
+    pub pending: Vec<String>,
+    /// Model requests sent by this run (retries included) and their cost; none
+    /// offline.
+    pub model_requests: u64,
+    pub model_cost_usd: f64,
     pub seconds: f64,
 }
 
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for s in &self.stages {
-            let first = s.summary.lines().next().unwrap_or("");
+            let mut lines = stage_lines(&s.stage, &s.summary);
+            let first = lines.next().unwrap_or("");
             writeln!(f, "{:>12}  {:>6.1}s  {first}", s.stage, s.seconds)?;
+            for line in lines {
+                writeln!(f, "{:>12}           {line}", "")?;
+            }
         }
-        if !self.unexplored.is_empty() {
+        if !self.pending.is_empty() {
+            writeln!(f, "left undone (run again to retry what failed):")?;
+            for p in &self.pending {
+                writeln!(f, "  {p}")?;
+            }
+        }
+        if self.model_requests > 0 {
             writeln!(
                 f,
-                "not explored (the explorer call failed; run again to retry): {}",
-                self.unexplored.join(", ")
+                "model requests sent: {} · ${:.4} (synth stats shows them per role)",
+                self.model_requests, self.model_cost_usd
             )?;
         }
         writeln!(f, "done in {:.1}s; results:", self.seconds)?;
@@ -126,6 +143,23 @@ impl fmt::Display for RunReport {
         }
         Ok(())
     }
+}
+
+/// The lines of a stage's summary that `synth run` shows: every line of counts,
+/// without the per-application tables (explore's rows, verify's indented rows),
+/// which the stage's own subcommand shows; an application whose exploration
+/// failed stays, with why.
+fn stage_lines<'a>(stage: &str, summary: &'a str) -> impl Iterator<Item = &'a str> {
+    let explore = stage == "explore";
+    summary
+        .lines()
+        .enumerate()
+        .filter(move |(i, line)| {
+            *i == 0
+                || line.contains("failed:")
+                || (!explore && !line.starts_with("  ") && !line.trim().is_empty())
+        })
+        .map(|(_, line)| line.trim_end())
 }
 
 /// A stage's arguments exactly as its subcommand parses them from `argv`
@@ -165,7 +199,7 @@ pub fn run(
     let formats = parse_formats(&args.formats)?;
     let started = Instant::now();
     let mut stages = Vec::new();
-    let mut timed = |stage: &str, t: Instant, summary: String| {
+    let timed = |stages: &mut Vec<StageLine>, stage: &str, t: Instant, summary: String| {
         stages.push(StageLine {
             stage: stage.to_string(),
             seconds: secs(t.elapsed()),
@@ -176,7 +210,15 @@ pub fn run(
     let t = Instant::now();
     let r = crate::pipeline::explore::run(&stage_args::<ExploreArgs>(&[]), cx)?;
     let unexplored: Vec<String> = r.failed().map(|(app, _)| app.clone()).collect();
-    timed("explore", t, r.to_string());
+    let mut pending: Vec<String> = r
+        .failed()
+        .map(|(app, why)| format!("explore: {app} not explored: {why}"))
+        .collect();
+    timed(&mut stages, "explore", t, r.to_string());
+
+    if let Some(report) = stop_on_budget(cx, &mut stages, &mut pending, &unexplored, started) {
+        return Ok(report);
+    }
 
     let t = Instant::now();
     let verify_args = stage_args::<VerifyArgs>(&[]);
@@ -186,7 +228,17 @@ pub fn run(
     } else {
         crate::pipeline::verify::real::run(&verify_args, cx)?
     };
-    timed("verify", t, r.to_string());
+    if r.pending > 0 {
+        pending.push(format!(
+            "verify: {} subtasks pending ({} units got no model reply this run; see the warnings)",
+            r.pending, r.units_failed
+        ));
+    }
+    timed(&mut stages, "verify", t, r.to_string());
+
+    if let Some(report) = stop_on_budget(cx, &mut stages, &mut pending, &unexplored, started) {
+        return Ok(report);
+    }
 
     // Intents are planned once per pool: a repeated `synth intents` proposes new
     // groups beside the stored ones, which a repeated run must not do. Whether the
@@ -217,13 +269,14 @@ pub fn run(
             &[]
         };
         let r = crate::pipeline::intents::run(&stage_args::<IntentsArgs>(argv), cx)?;
-        timed("intents", t, r.to_string());
+        timed(&mut stages, "intents", t, r.to_string());
     } else {
         let stored = cx
             .store
             .count(Table::Intents, Some(IntentStatus::Accepted.as_str()))
             .map_err(crate::pipeline::intents::IntentsStageError::from)?;
         timed(
+            &mut stages,
             "intents",
             t,
             format!("{stored} intents already planned for this pool"),
@@ -236,23 +289,39 @@ pub fn run(
     let compose_args: ComposeArgs =
         stage_args(&["--count", count.as_str(), "--profile", profile.as_str()]);
     let r = crate::pipeline::compose::run(&compose_args, compose_defaults, cx)?;
-    let shortfall = r.shortfall.is_some();
-    timed("compose", t, r.to_string());
+    if let Some(short) = &r.shortfall {
+        pending.push(format!(
+            "compose: made {} of {} tasks; ran dry: {}",
+            short.made, short.requested, short.constraint
+        ));
+    }
+    timed(&mut stages, "compose", t, r.to_string());
 
     let t = Instant::now();
     let mut topped = top_up_levels(compose_defaults, cx)?;
     topped.extend(top_up_capabilities(compose_defaults, cx)?);
     if !topped.is_empty() {
-        timed("top-up", t, topped.join("; "));
+        timed(&mut stages, "top-up", t, topped.join("; "));
+    }
+
+    if let Some(report) = stop_on_budget(cx, &mut stages, &mut pending, &unexplored, started) {
+        return Ok(report);
     }
 
     let t = Instant::now();
     let r = crate::pipeline::validate::stage::run(&stage_args::<ValidateArgs>(&[]), cx)?;
-    timed("validate", t, r.to_string());
+    if r.failed > 0 {
+        pending.push(format!(
+            "validate: {} tasks got no model reply and stay composed: {}",
+            r.failed,
+            r.first_error.as_deref().unwrap_or("")
+        ));
+    }
+    timed(&mut stages, "validate", t, r.to_string());
 
     let t = Instant::now();
     let r = crate::pipeline::trajectories::run(&stage_args::<TrajectoriesArgs>(&[]), cx)?;
-    timed("trajectories", t, r.to_string());
+    timed(&mut stages, "trajectories", t, r.to_string());
 
     let generated = cx.workspace.join("generated");
     let mut outputs = vec![
@@ -268,21 +337,57 @@ pub fn run(
         let export_args = ExportArgs::new(format);
         let r = crate::export::run(&export_args, cx)?;
         outputs.push((format!("export {}", format.as_str()), r.out.clone()));
-        timed(&format!("export {}", format.as_str()), t, r.to_string());
+        timed(
+            &mut stages,
+            &format!("export {}", format.as_str()),
+            t,
+            r.to_string(),
+        );
     }
 
     if !args.no_report {
         let t = Instant::now();
         let r = crate::report::run(&stage_args::<ReportArgs>(&[]), cx)?;
         outputs.push(("report".to_string(), r.path.clone()));
-        timed("report", t, r.to_string());
+        timed(&mut stages, "report", t, r.to_string());
     }
 
     Ok(RunReport {
         stages,
         outputs,
-        shortfall: shortfall || !unexplored.is_empty(),
+        shortfall: !pending.is_empty(),
         unexplored,
+        pending,
+        model_requests: cx.llm.budget.used().0,
+        model_cost_usd: cx.llm.budget.used().1,
+        seconds: secs(started.elapsed()),
+    })
+}
+
+/// When the model budget (`--max-calls`, `--max-cost`) ran out, the report of a
+/// run that stops here: the stages so far, what is left, exit 3. The next stage
+/// would only fail its model calls; a re-run with a higher limit goes on from
+/// what is stored.
+fn stop_on_budget(
+    cx: &StageContext<'_>,
+    stages: &mut Vec<StageLine>,
+    pending: &mut Vec<String>,
+    unexplored: &[String],
+    started: Instant,
+) -> Option<RunReport> {
+    let limit = cx.llm.budget.spent_limit()?;
+    pending.push(format!(
+        "the model budget is spent ({limit}): the run stopped after {}",
+        stages.last().map_or("its start", |s| s.stage.as_str())
+    ));
+    Some(RunReport {
+        stages: std::mem::take(stages),
+        outputs: vec![("store".to_string(), cx.store.path().to_path_buf())],
+        shortfall: true,
+        unexplored: unexplored.to_vec(),
+        pending: std::mem::take(pending),
+        model_requests: cx.llm.budget.used().0,
+        model_cost_usd: cx.llm.budget.used().1,
         seconds: secs(started.elapsed()),
     })
 }
@@ -417,6 +522,23 @@ mod tests {
         let c: ComposeArgs = stage_args(&["--count", "7", "--profile", "uniform"]);
         assert_eq!(c.count, Some(7));
         assert!(!c.no_intents);
+    }
+
+    #[test]
+    fn run_shows_every_count_line_but_not_the_application_tables() {
+        let explore = "explore: 3 proposed, 1 rejected over 2 applications in 0.1s\n\
+                       application        proposed rejected\n\
+                       Mail                      3        0\n\
+                       Paint                     0        0  failed: HTTP 500 after 5 attempt(s)";
+        let shown: Vec<&str> = stage_lines("explore", explore).collect();
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown[1].contains("failed: HTTP 500"));
+        let verify = "verify (openai): 4 proposed -> 2 verified, 1 rejected in 1.0s\n\
+                      units: 6 (6 run now, 3 passed cross-verification, 0 without a model reply)\n\
+                      rounds needed: 1: 2\n  Mail             1/2\n";
+        let shown: Vec<&str> = stage_lines("verify", verify).collect();
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert!(shown[1].starts_with("units: 6"));
     }
 
     #[test]

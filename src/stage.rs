@@ -34,6 +34,8 @@ pub struct LlmSetup {
     pub no_cache: bool,
     /// For `replay`: a JSONL call record to answer from instead of the store's.
     pub replay_file: Option<PathBuf>,
+    /// `--max-calls` / `--max-cost`, shared by every stage of the command.
+    pub budget: Arc<crate::llm::Budget>,
 }
 
 impl StageContext<'_> {
@@ -53,6 +55,7 @@ impl StageContext<'_> {
             no_cache: self.llm.no_cache,
             prompts_dir: Some(self.workspace.join("prompts")).filter(|d| d.is_dir()),
             check_endpoint: true,
+            budget: self.llm.budget.clone(),
         };
         crate::llm::select_backend(
             self.llm.backend,

@@ -16,7 +16,7 @@ use synth::llm::config::RoleModel;
 use synth::llm::record::{self, CallOutcome};
 use synth::llm::{
     ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, Role,
-    CALL_RECORD_MIGRATION,
+    CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -110,6 +110,7 @@ async fn key_is_nowhere_in_store_logs_or_errors() {
     let db = dir.path().join("synth.db");
     let conn = Connection::open(&db).unwrap();
     conn.execute_batch(CALL_RECORD_MIGRATION).unwrap();
+    conn.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
     let store = Arc::new(Mutex::new(conn));
     let llm = client(cfg(&server.uri()), &store, false).await;
     let mut errors = Vec::new();
@@ -130,6 +131,7 @@ async fn key_is_nowhere_in_store_logs_or_errors() {
         store.clone(),
         ClientOptions {
             check_endpoint: true,
+            budget: Default::default(),
             ..opts(false)
         },
     )

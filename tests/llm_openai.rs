@@ -20,7 +20,7 @@ use synth::llm::record::{self, CallOutcome};
 use synth::llm::{
     model_check_api_docs, ActRequest, ApiKey, Backend, ClientOptions, CodeRequest, ControlInfo,
     LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, ReplaySource, Role, StepStatus,
-    CALL_RECORD_MIGRATION,
+    CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -55,6 +55,7 @@ fn cfg(base: &str) -> LlmConfig {
 fn memory_store() -> Arc<Mutex<Connection>> {
     let c = Connection::open_in_memory().unwrap();
     c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
+    c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
     Arc::new(Mutex::new(c))
 }
 
@@ -563,6 +564,36 @@ async fn second_run_answers_from_record_and_no_cache_asks_again() {
     assert_eq!(requests(&server).await.len(), 7);
 }
 
+/// Regression: a verify round or validation attempt that asked the same prompt
+/// again got the recorded (failing) answer back, so retrying could not help.
+#[tokio::test]
+async fn the_same_request_asked_again_in_a_run_is_a_new_sample_and_replays() {
+    let server = MockServer::start().await;
+    mount(&server, ok(GOOD_EDGES), None, 1).await;
+    let store = memory_store();
+    let req = reconstruct_req("same prompt");
+
+    let run = client(cfg(&server.uri()), &store, false).await;
+    let first = run.reconstruct(&req).await.unwrap();
+    let again = run.reconstruct(&req).await.unwrap();
+    assert!(!first.info.cached && !again.info.cached);
+    assert_ne!(first.info.prompt_hash, again.info.prompt_hash);
+    let sent = requests(&server).await;
+    assert_eq!(sent.len(), 2);
+    assert!(sent[0].get("seed").is_none(), "{}", sent[0]);
+    assert_eq!(sent[1]["seed"], 1);
+    assert!(sent[1]["temperature"].as_f64().unwrap() >= 0.7);
+
+    // A replay of the run asks the same twice and finds both answers.
+    let replay = client(cfg(&server.uri()), &store, false).await;
+    for expected in [&first, &again] {
+        let reply = replay.reconstruct(&req).await.unwrap();
+        assert!(reply.info.cached);
+        assert_eq!(reply.info.prompt_hash, expected.info.prompt_hash);
+    }
+    assert_eq!(requests(&server).await.len(), 2, "the replay sent requests");
+}
+
 #[tokio::test]
 async fn replay_answers_from_store_or_jsonl_and_names_misses() {
     let server = MockServer::start().await;
@@ -640,6 +671,7 @@ async fn missing_key_and_unreachable_endpoint_fail_at_start() {
         memory_store(),
         ClientOptions {
             check_endpoint: true,
+            budget: Default::default(),
             ..opts(false)
         },
     )

@@ -40,6 +40,7 @@ fn record<R: RoleRequest>(store: &Store, cfg: &LlmConfig, req: &R, reply: &Value
         temperature: cfg.temperature,
         max_tokens: cfg.max_tokens,
         json_mode: cfg.json_mode,
+        sample: None,
     };
     let messages = vec![
         ChatMessage {
@@ -68,6 +69,7 @@ fn record<R: RoleRequest>(store: &Store, cfg: &LlmConfig, req: &R, reply: &Value
         outcome: CallOutcome::Accepted,
         error: None,
         created_at: None,
+        faults: Default::default(),
     };
     record::insert(&store.conn(), &rec).unwrap();
 }
@@ -177,6 +179,7 @@ impl Fixture {
                 config: self.cfg.clone(),
                 no_cache: false,
                 replay_file: None,
+                budget: Default::default(),
             },
             env: Default::default(),
         }

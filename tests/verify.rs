@@ -545,6 +545,7 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
             config: model_config(&server.uri()),
             no_cache: false,
             replay_file: None,
+            budget: Default::default(),
         },
         env: Default::default(),
     };
@@ -626,6 +627,7 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
             config: model_config("http://127.0.0.1:9"),
             no_cache: false,
             replay_file: Some(record.path().to_path_buf()),
+            budget: Default::default(),
         },
         ..cx
     };

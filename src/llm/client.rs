@@ -45,6 +45,8 @@ pub struct ClientOptions {
     /// Ping the endpoint when the openai client starts (fail early when it is
     /// unreachable or the key is refused).
     pub check_endpoint: bool,
+    /// The process's model budget, shared with the other stages' clients.
+    pub budget: Arc<super::Budget>,
 }
 
 impl Default for ClientOptions {
@@ -54,6 +56,7 @@ impl Default for ClientOptions {
             no_cache: false,
             prompts_dir: None,
             check_endpoint: true,
+            budget: Arc::default(),
         }
     }
 }
@@ -164,7 +167,16 @@ struct Inner {
     counters: [Counters; 6],
     run_id: String,
     no_cache: bool,
+    /// How many times each first-ask key was asked by this client: a request
+    /// asked again is a new sample (see [`SamplingParams::sample`]).
+    asked: Mutex<HashMap<String, u32>>,
+    budget: Arc<super::Budget>,
 }
+
+/// The lowest temperature of a repeated request: at temperature 0 a model gives
+/// the answer that just failed again, so a new attempt with the same prompt could
+/// not change anything.
+pub const REPEAT_MIN_TEMPERATURE: f32 = 0.7;
 
 /// The openai / replay backend. Cheap to clone; clones share the record, the
 /// concurrency limit and the counters.
@@ -192,6 +204,8 @@ struct Exchanged {
     completion_tokens: u64,
     cost_usd: f64,
     latency_ms: u64,
+    /// Failed attempts that were retried, by fault class.
+    faults: std::collections::BTreeMap<String, u32>,
 }
 
 fn lock(conn: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
@@ -222,6 +236,8 @@ impl LlmClient {
                 counters: Default::default(),
                 run_id: opts.run_id.clone(),
                 no_cache: opts.no_cache,
+                asked: Mutex::new(HashMap::new()),
+                budget: opts.budget.clone(),
             }),
         })
     }
@@ -311,10 +327,11 @@ impl LlmClient {
         } else {
             None
         };
-        let params = SamplingParams {
+        let mut params = SamplingParams {
             temperature: inner.cfg.temperature,
             max_tokens: inner.cfg.max_tokens,
             json_mode: inner.cfg.json_mode,
+            sample: None,
         };
         let mut messages = vec![
             ChatMessage {
@@ -329,6 +346,21 @@ impl LlmClient {
             },
         ];
         self.count(role).calls.fetch_add(1, Ordering::Relaxed);
+        // The same request asked again (a new verify round or validation attempt
+        // whose prompt did not change) is a new sample, not the recorded answer
+        // that just failed. A replay of the run asks in the same order, so it
+        // finds every sample in the record.
+        let first_key = record::call_key(role, &model, &messages, &params);
+        let repeat = {
+            let mut asked = self.inner.asked.lock().unwrap_or_else(|p| p.into_inner());
+            let n = asked.entry(first_key).or_insert(0);
+            *n += 1;
+            *n - 1
+        };
+        if repeat > 0 {
+            params.sample = Some(repeat);
+            params.temperature = params.temperature.max(REPEAT_MIN_TEMPERATURE);
+        }
         let mut info = CallInfo {
             backend: inner.backend,
             model: Some(model.clone()),
@@ -348,7 +380,15 @@ impl LlmClient {
                 .await?;
             info.cached &= ex.cached;
             info.http_requests += ex.http_attempts;
-            let parsed = first_json_value(&ex.text).and_then(|v| req.parse(v));
+            let mut faults = ex.faults.clone();
+            let parsed = match first_json_value(&ex.text) {
+                Ok(v) => req.parse(v).map_err(|e| ("schema_invalid", e)),
+                Err(e) => Err(("not_json", e)),
+            };
+            if let Err((class, _)) = &parsed {
+                *faults.entry(class.to_string()).or_insert(0) += 1;
+            }
+            let parsed = parsed.map_err(|(_, e)| e);
             let last = round >= reasks;
             let outcome = match (&parsed, last) {
                 (Ok(_), _) => CallOutcome::Accepted,
@@ -371,6 +411,7 @@ impl LlmClient {
                     outcome,
                     error: parsed.as_ref().err().cloned(),
                     created_at: None,
+                    faults,
                 };
                 record::insert(&lock(&inner.conn), &rec)?;
             }
@@ -438,6 +479,7 @@ impl LlmClient {
                 completion_tokens: 0,
                 cost_usd: 0.0,
                 latency_ms: 0,
+                faults: Default::default(),
             });
         }
         let transport = match &inner.mode {
@@ -452,8 +494,13 @@ impl LlmClient {
         };
         let start = Instant::now();
         let mut attempt: u32 = 0;
+        let mut faults: std::collections::BTreeMap<String, u32> = Default::default();
         loop {
             attempt += 1;
+            if let Err(e) = inner.budget.take() {
+                self.count(role).errors.fetch_add(1, Ordering::Relaxed);
+                return Err(e);
+            }
             let result = {
                 let _permit = inner
                     .semaphore
@@ -471,6 +518,7 @@ impl LlmClient {
                         .cfg
                         .price(model)
                         .cost(c.prompt_tokens, c.completion_tokens);
+                    inner.budget.spend(cost);
                     let counters = self.count(role);
                     counters
                         .prompt_tokens
@@ -489,10 +537,16 @@ impl LlmClient {
                         completion_tokens: c.completion_tokens,
                         cost_usd: cost,
                         latency_ms: start.elapsed().as_millis() as u64,
+                        faults,
                     });
                 }
                 Err(e) if e.is_transient() && attempt <= inner.policy.max_retries => {
                     let delay = inner.policy.delay(attempt - 1, e.retry_after());
+                    // The error counts the attempts made so far, this one included.
+                    let e = e.with_attempts(attempt);
+                    if let Some(class) = e.fault_class() {
+                        *faults.entry(class.to_string()).or_insert(0) += 1;
+                    }
                     warn!(
                         role = %role,
                         prompt_hash = %key,
@@ -505,8 +559,14 @@ impl LlmClient {
                 }
                 Err(e) => {
                     let e = e.with_attempts(attempt);
+                    if let Some(class) = e.fault_class() {
+                        *faults.entry(class.to_string()).or_insert(0) += 1;
+                    }
                     self.count(role).errors.fetch_add(1, Ordering::Relaxed);
-                    warn!(role = %role, prompt_hash = %key, error = %e, "model request failed");
+                    // The caller reports the failure once, naming what it was for
+                    // (an application, a unit, a task); a warning here printed
+                    // every such error twice.
+                    debug!(role = %role, prompt_hash = %key, error = %e, "model request failed");
                     let rec = CallRecord {
                         key_hash: key.to_string(),
                         role,
@@ -522,6 +582,7 @@ impl LlmClient {
                         outcome: CallOutcome::Error,
                         error: Some(e.to_string()),
                         created_at: None,
+                        faults,
                     };
                     record::insert(&lock(&inner.conn), &rec)?;
                     return Err(e);

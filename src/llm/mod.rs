@@ -11,6 +11,7 @@
 //! - [`prompt`]: the tera templates `prompts/<role>.tera` (embedded in the binary,
 //!   overridable from a workspace `prompts/` directory).
 //! - [`parse`]: defensive extraction of the first JSON value from a model reply.
+//! - [`budget`]: [`Budget`], `--max-calls` / `--max-cost` shared by a process's stages.
 //! - [`client`]: [`LlmClient`], the engine of the `openai` and `replay` backends:
 //!   call record lookup, bounded concurrency, one retry policy, re-asking on
 //!   unparsable replies, usage and cost accounting.
@@ -29,6 +30,7 @@
 //! [`ApiKey`], whose `Debug` and `Display` print `***`, and error texts coming back
 //! from the server are redacted before they are kept.
 
+pub mod budget;
 pub mod client;
 pub mod config;
 pub mod offline;
@@ -43,13 +45,16 @@ pub mod roles;
 use std::fmt;
 use std::time::Duration;
 
+pub use budget::Budget;
 pub use client::{
     select_backend, ClientOptions, LlmClient, ReplaySource, UsageCounts, UsageSnapshot,
 };
 pub use config::{ApiKey, Backend, LlmConfig, LlmOverrides, RoleModel};
 pub use offline::{OfflineRole, OfflineRoles};
 pub use ping::{ping, PingReport};
-pub use record::{usage_summary, RoleUsage, CALL_RECORD_MIGRATION};
+pub use record::{
+    fault_summary, usage_summary, RoleUsage, CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
+};
 pub use roles::*;
 
 /// The six language-model roles
@@ -118,9 +123,9 @@ impl std::str::FromStr for Role {
 #[non_exhaustive]
 pub enum LlmError {
     #[error(
-        "no API key for the openai backend: set OPENAI_API_KEY, `api_key` in the [llm] \
-         table of synth.toml, or --api-key (any non-empty string for local servers \
-         that ignore keys)"
+        "no API key for the openai backend: set OPENAI_API_KEY (or `api_key` in the \
+         [llm] table of synth.toml); any non-empty string does for local servers that \
+         ignore keys"
     )]
     MissingApiKey,
     #[error("invalid [llm] configuration: {0}")]
@@ -155,6 +160,8 @@ pub enum LlmError {
     Connection { message: String, attempts: u32 },
     #[error("unusable response body after {attempts} attempt(s): {message}")]
     BadResponse { message: String, attempts: u32 },
+    #[error("the model budget is spent ({limit}); run again with a higher limit to go on")]
+    BudgetSpent { limit: String },
     #[error("replay: no recorded call for role {role} with prompt hash {prompt_hash}")]
     ReplayMiss { role: Role, prompt_hash: String },
     #[error("offline {role} is not available yet (use --llm openai or --llm replay)")]
@@ -196,6 +203,21 @@ impl LlmError {
             _ => {}
         }
         self
+    }
+
+    /// The class of a transport failure, as the call record counts faults
+    /// (`rate_limited`, `server_error`, `timeout`, `connection`, `bad_response`,
+    /// `http_error`); `None` for errors that are not about one request.
+    pub fn fault_class(&self) -> Option<&'static str> {
+        Some(match self {
+            LlmError::RateLimited { .. } => "rate_limited",
+            LlmError::Api { status, .. } if *status >= 500 => "server_error",
+            LlmError::Api { .. } => "http_error",
+            LlmError::Timeout { .. } => "timeout",
+            LlmError::Connection { .. } => "connection",
+            LlmError::BadResponse { .. } => "bad_response",
+            _ => return None,
+        })
     }
 
     /// The server's `Retry-After`, when it sent one with a 429.

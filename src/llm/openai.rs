@@ -163,6 +163,9 @@ impl OpenAiTransport {
         if params.json_mode {
             body["response_format"] = json!({"type": "json_object"});
         }
+        if let Some(n) = params.sample {
+            body["seed"] = json!(n);
+        }
         body
     }
 
@@ -358,10 +361,12 @@ mod tests {
             temperature: 0.0,
             max_tokens: Some(100),
             json_mode: true,
+            sample: Some(2),
         };
         let body = OpenAiTransport::request_body("m", &msgs, Some(b"PNG"), &params);
         assert_eq!(body["response_format"]["type"], "json_object");
         assert_eq!(body["max_tokens"], 100);
+        assert_eq!(body["seed"], 2);
         let url = body["messages"][1]["content"][1]["image_url"]["url"]
             .as_str()
             .unwrap();

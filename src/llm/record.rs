@@ -9,7 +9,7 @@
 //! the row. Functions take a `&rusqlite::Connection`; the client shares one as
 //! `Arc<Mutex<Connection>>` and holds the lock only for one statement.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 use std::path::Path;
 
@@ -42,6 +42,12 @@ CREATE INDEX IF NOT EXISTS model_calls_key ON model_calls (key_hash, id);
 CREATE INDEX IF NOT EXISTS model_calls_run ON model_calls (run_id, role);
 ";
 
+/// Adds `faults` to `model_calls` (schema version 5): per recorded exchange, the
+/// faults met on the way, by class (`{"rate_limited": 1, "not_json": 1}`): failed
+/// HTTP attempts that were retried, and an unusable reply that was re-asked or
+/// rejected. NULL when there was none.
+pub const CALL_FAULTS_MIGRATION: &str = "ALTER TABLE model_calls ADD COLUMN faults TEXT;";
+
 /// Who speaks a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -67,6 +73,14 @@ pub struct SamplingParams {
     pub temperature: f32,
     pub max_tokens: Option<u32>,
     pub json_mode: bool,
+    /// Which new sample of the same request this is within one run: `None` the
+    /// first time it is asked, `Some(n)` the n-th time again (a verify round or a
+    /// validation attempt with the same prompt). It enters the key, so a repeated
+    /// question is not answered from the record of the first one, and it is sent
+    /// as the request's `seed`; absent for the first ask, so keys recorded before
+    /// it existed still match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -156,6 +170,9 @@ pub struct CallRecord {
     pub error: Option<String>,
     #[serde(default)]
     pub created_at: Option<String>,
+    /// Faults met by this exchange, by class (see [`CALL_FAULTS_MIGRATION`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub faults: BTreeMap<String, u32>,
 }
 
 /// Appends a row.
@@ -165,8 +182,8 @@ pub struct CallRecord {
 pub fn insert(conn: &Connection, rec: &CallRecord) -> Result<i64, LlmError> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO model_calls (key_hash, role, model, run_id, request, reply, prompt_tokens,
-             completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error, faults)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
     stmt.execute(params![
         rec.key_hash,
@@ -182,12 +199,13 @@ pub fn insert(conn: &Connection, rec: &CallRecord) -> Result<i64, LlmError> {
         rec.http_attempts as i64,
         rec.outcome.as_str(),
         rec.error,
+        (!rec.faults.is_empty()).then(|| serde_json::json!(rec.faults).to_string()),
     ])?;
     Ok(conn.last_insert_rowid())
 }
 
 const COLUMNS: &str = "key_hash, role, model, run_id, request, reply, prompt_tokens, \
-    completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error, created_at";
+    completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error, created_at, faults";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallRecord> {
     let role: String = row.get(1)?;
@@ -208,6 +226,10 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallRecord> {
         outcome: CallOutcome::parse(&outcome),
         error: row.get(12)?,
         created_at: row.get(13)?,
+        faults: row
+            .get::<_, Option<String>>(14)?
+            .and_then(|f| serde_json::from_str(&f).ok())
+            .unwrap_or_default(),
     })
 }
 
@@ -298,6 +320,26 @@ pub struct RoleUsage {
     pub mean_latency_ms: f64,
 }
 
+/// Faults met over all recorded exchanges (of one run with `run_id`), by class:
+/// what the retry policy and the re-asks absorbed, and what they could not.
+///
+/// # Errors
+/// SQLite errors.
+pub fn fault_summary(
+    conn: &Connection,
+    run_id: Option<&str>,
+) -> Result<BTreeMap<String, u64>, LlmError> {
+    let mut stmt = conn.prepare(
+        "SELECT f.key, SUM(f.value) FROM model_calls AS c, json_each(c.faults) AS f
+         WHERE c.faults IS NOT NULL AND (?1 IS NULL OR c.run_id = ?1)
+         GROUP BY f.key ORDER BY f.key",
+    )?;
+    let rows = stmt.query_map([run_id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+    })?;
+    Ok(rows.collect::<Result<BTreeMap<_, _>, _>>()?)
+}
+
 /// Usage per role and model, for `synth stats`; `run_id` restricts to one run.
 ///
 /// # Errors
@@ -341,6 +383,7 @@ mod tests {
     fn conn() -> Connection {
         let c = Connection::open_in_memory().unwrap();
         c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
+        c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
         c
     }
 
@@ -356,6 +399,7 @@ mod tests {
         temperature: 0.0,
         max_tokens: None,
         json_mode: true,
+        sample: None,
     };
 
     #[test]
@@ -371,6 +415,20 @@ mod tests {
             ..P
         };
         assert_ne!(k, call_key(Role::Coder, "m", &msgs("a"), &p2));
+        let again = SamplingParams {
+            sample: Some(1),
+            ..P
+        };
+        assert_ne!(k, call_key(Role::Coder, "m", &msgs("a"), &again));
+    }
+
+    #[test]
+    fn a_first_ask_keeps_the_key_it_had_before_samples_were_counted() {
+        let v = serde_json::to_value(P).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"temperature": 0.0, "max_tokens": null, "json_mode": true})
+        );
     }
 
     fn rec(key: &str, reply: Option<&str>, outcome: CallOutcome) -> CallRecord {
@@ -389,6 +447,7 @@ mod tests {
             outcome,
             error: None,
             created_at: None,
+            faults: Default::default(),
         }
     }
 

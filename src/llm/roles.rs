@@ -347,7 +347,8 @@ pub struct ActRequest {
     pub history: Vec<HistoryStep>,
     /// What went wrong last round (a failing check's message), if any.
     pub feedback: Option<String>,
-    /// PNG bytes of the current screenshot (plain and annotated side by side).
+    /// PNG bytes of the current screenshot, every control boxed with its label
+    /// (set-of-marks), sent when the actor's model is multimodal.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
 }

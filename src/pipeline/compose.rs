@@ -180,11 +180,19 @@ impl fmt::Display for ComposeReport {
             )?;
         }
         if let Some(s) = &self.shortfall {
-            writeln!(
-                f,
-                "short: made {} of {} ({} duplicates dropped); ran dry: {}",
-                s.made, s.requested, s.duplicates, s.constraint
-            )?;
+            if self.new_version {
+                writeln!(
+                    f,
+                    "short: made {} of {} ({} duplicates dropped); ran dry: {}",
+                    s.made, s.requested, s.duplicates, s.constraint
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "short: made {} of {} when composed; ran dry: {}",
+                    s.made, s.requested, s.constraint
+                )?;
+            }
         }
         if !self.drift.is_empty() {
             writeln!(f, "{}", drift_text(&self.drift))?;
@@ -349,6 +357,16 @@ pub fn run(
 
     if let Some(existing) = cx.store.dataset_by_spec(&spec_hash)? {
         let total = write_tasks_file(cx, &out_path)?;
+        // A spec composed short before is short again: the re-run reports the same
+        // shortfall (and `synth run` the same exit code) instead of success.
+        let shortfall = existing.shortfall.clone().map(|constraint| Shortfall {
+            requested: existing.asked,
+            made: existing.made,
+            attempts: 0,
+            duplicates: 0,
+            constraint,
+            targets: Vec::new(),
+        });
         return Ok(ComposeReport {
             version: existing.version,
             label: existing.label,
@@ -357,7 +375,7 @@ pub fn run(
             made: existing.made,
             already_present: 0,
             attempts: 0,
-            shortfall: None,
+            shortfall,
             tasks_file: out_path,
             total_tasks: total,
             scopes: scopes.len(),

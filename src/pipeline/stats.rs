@@ -19,6 +19,9 @@ pub struct Stats {
     pub tasks: TaskStats,
     /// Model calls per role and model over all runs: tokens, cost, outcomes.
     pub llm: Vec<crate::llm::RoleUsage>,
+    /// Faults the model calls met over all runs, by class (retried transport
+    /// failures, re-asked or rejected replies: see `llm::record::fault_summary`).
+    pub llm_faults: std::collections::BTreeMap<String, u64>,
     /// The mutation test of the evaluations (`synth verify --mutants`), if run.
     pub mutation: Option<crate::store::verify::MutationSummary>,
     /// Tasks accepted of those marked by `synth review --import`, if any are.
@@ -211,8 +214,10 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
         })
         .collect();
     let llm = crate::llm::usage_summary(&cx.store.conn(), None)?;
+    let llm_faults = crate::llm::fault_summary(&cx.store.conn(), None)?;
     Ok(Stats {
         llm,
+        llm_faults,
         review: review_tally(cx)?,
         mutation: cx.store.mutation_summary()?,
         pool,
@@ -354,20 +359,36 @@ impl fmt::Display for Stats {
         } else {
             writeln!(
                 f,
-                "model calls (role, model: calls, accepted/rejected, tokens in/out, cost):"
+                "model calls (role, model: replies recorded, HTTP requests, \
+                 accepted/re-asked/rejected/failed, tokens in/out, cost):"
             )?;
             for u in &self.llm {
                 writeln!(
                     f,
-                    "  {:<13} {:<20} {:>6} {:>6}/{:<6} {:>9}/{:<9} ${:.4}",
+                    "  {:<13} {:<20} {:>6} {:>6} {:>6}/{}/{}/{} {:>9}/{:<9} ${:.4}",
                     u.role,
                     u.model,
                     u.calls,
+                    u.http_attempts,
                     u.accepted,
+                    u.invalid,
                     u.rejected,
+                    u.errors,
                     u.prompt_tokens,
                     u.completion_tokens,
                     u.cost_usd
+                )?;
+            }
+            if !self.llm_faults.is_empty() {
+                let faults: Vec<String> = self
+                    .llm_faults
+                    .iter()
+                    .map(|(class, n)| format!("{class} {n}"))
+                    .collect();
+                writeln!(
+                    f,
+                    "model faults (retried, re-asked or final): {}",
+                    faults.join(", ")
                 )?;
             }
         }

@@ -342,6 +342,13 @@ fn join(
         for step in closing_steps(&mut j.desk.clone(), &node.application) {
             j.play(step, None);
         }
+        if let Some(step) = t
+            .actions
+            .first()
+            .and_then(|first| reveal_step(&j.desk, first, &node.application))
+        {
+            j.play(step, None);
+        }
         for (i, a) in t.actions.iter().enumerate() {
             j.push(a, t.observations.get(i));
         }
@@ -436,6 +443,39 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
         ok &= j.push(a, t.observations.get(i));
     }
     ok
+}
+
+/// A click on "Start" (show the desktop) when the first step of a node's
+/// trajectory aims at a control that the open windows cover and the desktop shows:
+/// a trajectory recorded from the fresh desktop may launch its application by
+/// clicking the desktop icon straight away (a model's actor does), which an
+/// earlier node's window hides. Whatever actor made the trajectory, this is the
+/// step a person takes first. None when the control is on screen already or
+/// showing the desktop does not reveal it.
+pub fn reveal_step(
+    desk: &SimDesktop,
+    first: &TrajectoryAction,
+    app: &str,
+) -> Option<TrajectoryAction> {
+    let action = first.to_action();
+    if desk.live().resolve(&action).is_some() {
+        return None;
+    }
+    let start = desk.observe().controls.into_iter().find(|c| {
+        c.parent_control_text == "Taskbar"
+            && Some(&c.control_text) == show_desktop_text(desk).as_ref()
+    })?;
+    let mut shown = desk.clone();
+    let step = click_step(
+        &start,
+        format!(
+            "Other windows cover the desktop; I show the desktop first to get to '{}' and start {app} from there.",
+            first.control_text
+        ),
+        format!("Click '{}' to show the desktop", start.control_text),
+    );
+    shown.step_quiet(&step.to_action());
+    shown.live().resolve(&action).map(|_| step)
 }
 
 /// Does the screen show a control with this text?

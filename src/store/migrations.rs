@@ -115,6 +115,8 @@ const MIGRATIONS: &[&str] = &[
     super::verify::VERIFY_MIGRATION,
     // 4: `synth review --import`: the reviewers' marks (owned by store/reviews.rs).
     super::reviews::REVIEWS_MIGRATION,
+    // 5: the faults each recorded model exchange met (owned by the llm module).
+    crate::llm::record::CALL_FAULTS_MIGRATION,
 ];
 
 /// The schema version this build writes.

@@ -20,6 +20,7 @@ pub fn opts(no_cache: bool) -> ClientOptions {
         no_cache,
         prompts_dir: None,
         check_endpoint: false,
+        budget: Default::default(),
     }
 }
 

@@ -153,6 +153,66 @@ pub fn replay_on(
     Ok(out)
 }
 
+/// The start desktop of `inst` as a composed task may hand it over: `start` with
+/// another application's window open in front, covering the desktop. None when the
+/// desktop has no other application.
+pub fn covered_start(start: &SimDesktop, inst: &Instance) -> Option<SimDesktop> {
+    let other = start
+        .apps()
+        .iter()
+        .map(|a| a.spec.name.clone())
+        .find(|name| *name != inst.application)?;
+    let mut desk = start.clone();
+    desk.launch(&other).ok()?;
+    Some(desk)
+}
+
+/// Why the trajectory of `inst` does not work from [`covered_start`], with the
+/// joining step a task trajectory adds (show the desktop when the first control is
+/// covered, [`crate::pipeline::trajectories::reveal_step`]): a step the desktop
+/// refuses, or an output that does not hold after it. None when it works there (or
+/// the desktop has no other application to cover it with).
+///
+/// Subtask trajectories are recorded from a fresh desktop but replayed inside task
+/// trajectories, after other nodes left their windows open; one that only works on
+/// a bare desktop makes tasks that never replay.
+pub fn covered_problem(
+    start: &SimDesktop,
+    inst: &Instance,
+    actions: &[TrajectoryAction],
+) -> Option<String> {
+    let mut desk = covered_start(start, inst)?;
+    let covering = desk
+        .state()
+        .active
+        .and_then(|i| desk.state().windows.get(i))
+        .map(|w| w.app.clone())
+        .unwrap_or_default();
+    if let Some(step) = actions.first().and_then(|first| {
+        crate::pipeline::trajectories::reveal_step(&desk, first, &inst.application)
+    }) {
+        desk.step_quiet(&step.to_action());
+    }
+    for (i, a) in actions.iter().enumerate() {
+        if !desk.step(&a.to_action()).ok {
+            return Some(format!(
+                "with a {covering} window open in front, step {} ('{}') cannot be taken",
+                i + 1,
+                a.control_text
+            ));
+        }
+    }
+    let missing = missing_outputs(&desk, inst);
+    if missing.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = missing.iter().map(|r| r.to_string()).collect();
+    Some(format!(
+        "with a {covering} window open in front, {} did not hold after the trajectory",
+        list.join(", ")
+    ))
+}
+
 /// Adds an observation's window title and control texts to `seen`.
 pub fn note_observed(obs: &crate::env::Observation, seen: &mut BTreeSet<String>) {
     seen.insert(obs.window_title.clone());

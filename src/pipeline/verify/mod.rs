@@ -318,6 +318,7 @@ async fn build_model(
         no_cache: cx.llm.no_cache,
         prompts_dir: Some(cx.workspace.join("prompts")).filter(|d| d.is_dir()),
         check_endpoint: true,
+        budget: cx.llm.budget.clone(),
     };
     let cfg = cx.llm.config.clone();
     let client = match cx.llm.backend {

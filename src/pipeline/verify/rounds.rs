@@ -5,7 +5,10 @@
 //! [`ActorStep`] out, up to a step limit) and the trajectory is recorded; the coder
 //! writes the checks ([`CodeRequest`]); the checks are evaluated on the
 //! trajectory's final desktop. A passing pair must also satisfy the resource
-//! contract (every output holds after the trajectory). On failure the failing
+//! contract (every output holds after the trajectory) and be composable: replayed
+//! with another application's window in front (as a task hands it over, with the
+//! joining step task trajectories add), it must still make the outputs hold. On
+//! failure the failing
 //! check, worded as a goal ([`actor_feedback`]), goes back to the actor, and the
 //! environment's evidence ([`coder_evidence`]: controls and texts that never
 //! appeared, what was clicked and typed, which files exist) goes back to the coder;
@@ -17,7 +20,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{missing_outputs, note_seen, start_state, Instance};
+use super::contract::{covered_problem, missing_outputs, note_seen, start_state, Instance};
 use crate::env::sim::{vfs, HOME};
 use crate::env::{Environment, EventKind, SimDesktop};
 use crate::llm::{
@@ -337,6 +340,16 @@ impl UnitContext<'_> {
                     ));
                 }
                 rec.evaluation = Some(result);
+            }
+            if problems.is_empty() {
+                if let Some(p) = covered_problem(&start, &inst, &ep.actions) {
+                    problems.push(format!("not composable: {p}"));
+                    next_actor = Some(format!(
+                        "Your steps must also work when other windows are open at the start \
+                         ({p}); start the application in a way that does not depend on what \
+                         is in front."
+                    ));
+                }
             }
             if problems.is_empty() {
                 rec.verdict = "passed".into();
