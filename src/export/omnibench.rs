@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn streamed_array_matches_pretty_printing() {
         let dir = tempfile::tempdir().unwrap();
-        let values = vec![json!({"a": [1, 2], "b": {"c": "x"}}), json!([]), json!(3)];
+        let values = [json!({"a": [1, 2], "b": {"c": "x"}}), json!([]), json!(3)];
         for n in 0..=values.len() {
             let path = dir.path().join(format!("{n}.json"));
             let mut w = JsonArrayWriter::create(&path).unwrap();

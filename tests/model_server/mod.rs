@@ -401,10 +401,11 @@ impl Brain {
         let req = PlanRequest {
             subtasks,
             existing_intents: bullet_lines(&section(user, "### Existing intents")),
+            // The planner's prompt names a cap only when one is set.
             max_intents: between(system, "Propose at most ", " intents")
                 .trim()
                 .parse()
-                .unwrap_or(64),
+                .ok(),
         };
         let intents = synth::pipeline::intents::plan_offline(&req);
         json!({ "intents": intents })
