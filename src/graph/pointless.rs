@@ -48,6 +48,11 @@ pub enum PointlessKind {
     /// changing it (a text copy and a PDF of one calendar export): copies made
     /// to lengthen a task, not work anyone needs twice.
     CopiesOfOne,
+    /// Node `a` ends the task by saving a file another node of the task made
+    /// in another format or under another name, changing nothing (the ledger
+    /// CSV re-saved as text): the task's last step adds nothing
+    /// (`b` is the node that made the file).
+    ResavedResult,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -147,27 +152,6 @@ fn repeats(
     same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
-/// Does instance `x` only save what it reads in another form: an instruction
-/// that changes nothing, with no value beyond its inputs and outputs? (A
-/// value such as the page to export makes it an extraction, not a copy.)
-fn plain_copy(pool: &Pool<'_>, x: usize) -> bool {
-    let s = &pool.slim[x];
-    if !s.changes_nothing {
-        return false;
-    }
-    let index = pool.instance(x).parameter_index;
-    let Some(params) = pool.subtask_of(x).available_parameters.get(index) else {
-        return true;
-    };
-    let own: Vec<&str> = s
-        .inputs
-        .iter()
-        .chain(s.outputs.iter())
-        .filter_map(|&r| pool.resource(r as usize).parameter.as_deref())
-        .collect();
-    params.values().all(|v| own.contains(&v.as_str()))
-}
-
 /// Do instances `a` and `b` both save one input file as something else
 /// without changing it (see [`PointlessKind::CopiesOfOne`])?
 fn copies_of_one(
@@ -178,7 +162,7 @@ fn copies_of_one(
     xa: usize,
     xb: usize,
 ) -> bool {
-    let plain = |x: usize| plain_copy(pool, x);
+    let plain = |x: usize| pool.slim[x].changes_nothing;
     plain(xa)
         && plain(xb)
         && made[a]
@@ -223,6 +207,25 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 b,
                 kind: PointlessKind::UnrelatedPaste,
             });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if has_successor[a] || !pool.slim[x].changes_nothing {
+            continue;
+        }
+        for &i in pool.slim[x].inputs.iter().filter(|&&i| is_path(pool, i)) {
+            let maker = nodes.iter().position(|&y| {
+                y != x
+                    && pool.slim[y].outputs.binary_search(&i).is_ok()
+                    && pool.slim[y].inputs.binary_search(&i).is_err()
+            });
+            if let Some(b) = maker {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::ResavedResult,
+                });
+            }
         }
     }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();

@@ -88,6 +88,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::CopiesOfOne => {
                 format!("{a} and {b} each save the same file in another format, unchanged")
             }
+            PointlessKind::ResavedResult => {
+                format!("{a} ends the task by saving what {b} made again, unchanged")
+            }
         });
     }
     let artefacts = template_artefacts(high);
@@ -606,6 +609,21 @@ mod tests {
             q.problems
                 .iter()
                 .any(|p| p.contains("n1 and n2 each save the same file")),
+            "{:?}",
+            q.problems
+        );
+        // Ending the task by re-saving what another node made adds nothing.
+        let resaved = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[2])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&resaved, &subs);
+        assert!(
+            q.problems
+                .iter()
+                .any(|p| p.contains("n1 ends the task by saving what n0 made")),
             "{:?}",
             q.problems
         );
