@@ -405,7 +405,6 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 phrase: None,
                 holder: None,
                 keeps_props: None,
-                machine_text: false,
             },
         );
     }

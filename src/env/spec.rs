@@ -132,14 +132,8 @@ pub enum Op {
     },
     /// Set a property of the open document (rendered as `@prop: value` when saved).
     SetProp { prop: String, value: String },
-    /// Append a line to the open document. `files`, when given, names the
-    /// document extensions the line makes sense in (a date goes into a text or
-    /// a letter, not into a CSV table or a calendar export).
-    AppendDoc {
-        text: String,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        files: Vec<String>,
-    },
+    /// Append a line to the open document.
+    AppendDoc { text: String },
     /// Append the file at `path` (its extension one of `kinds`) to the open
     /// document: another PDF after this one, a picture into a text or a deck, a
     /// CSV table's rows into a workbook.

@@ -44,15 +44,6 @@ pub enum PointlessKind {
     /// Node `b` sends a message (it makes no file) carrying a file and content
     /// that node `a` copied from something the file does not come from.
     UnrelatedPaste,
-    /// Nodes `a` and `b` each save the same file in another format without
-    /// changing it (a text copy and a PDF of one calendar export): copies made
-    /// to lengthen a task, not work anyone needs twice.
-    CopiesOfOne,
-    /// Node `a` ends the task by saving a file another node of the task made
-    /// in another format or under another name, changing nothing (the ledger
-    /// CSV re-saved as text): the task's last step adds nothing
-    /// (`b` is the node that made the file).
-    ResavedResult,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -152,24 +143,6 @@ fn repeats(
     same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
-/// Do instances `a` and `b` both save one input file as something else
-/// without changing it (see [`PointlessKind::CopiesOfOne`])?
-fn copies_of_one(
-    pool: &Pool<'_>,
-    made: &[Vec<(u32, &str)>],
-    a: usize,
-    b: usize,
-    xa: usize,
-    xb: usize,
-) -> bool {
-    let plain = |x: usize| pool.slim[x].changes_nothing;
-    plain(xa)
-        && plain(xb)
-        && made[a]
-            .iter()
-            .any(|(i, _)| made[b].iter().any(|(j, _)| i == j))
-}
-
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
 /// whether node `k` hands something on in the task.
 pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
@@ -209,25 +182,6 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
-    for (a, &x) in nodes.iter().enumerate() {
-        if has_successor[a] || !pool.slim[x].changes_nothing {
-            continue;
-        }
-        for &i in pool.slim[x].inputs.iter().filter(|&&i| is_path(pool, i)) {
-            let maker = nodes.iter().position(|&y| {
-                y != x
-                    && pool.slim[y].outputs.binary_search(&i).is_ok()
-                    && pool.slim[y].inputs.binary_search(&i).is_err()
-            });
-            if let Some(b) = maker {
-                found.push(Pointless {
-                    a,
-                    b,
-                    kind: PointlessKind::ResavedResult,
-                });
-            }
-        }
-    }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
     for a in 0..nodes.len() {
@@ -237,13 +191,6 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                     a,
                     b,
                     kind: PointlessKind::RepeatedProduct,
-                });
-            }
-            if copies_of_one(pool, &made, a, b, nodes[a], nodes[b]) {
-                found.push(Pointless {
-                    a,
-                    b,
-                    kind: PointlessKind::CopiesOfOne,
                 });
             }
             if held[a].iter().any(|h| held[b].contains(h)) {

@@ -21,7 +21,7 @@ use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
 
 /// Parameter sets tried per proposal.
-const SETS_PER_SUBTASK: usize = 5;
+const SETS_PER_SUBTASK: usize = 3;
 /// Parameter sets tried for a subtask with two or more inputs: its inputs must
 /// keep to one topic, so more sets give the composer joins within every topic.
 const SETS_PER_JOIN: usize = 6;
@@ -30,24 +30,13 @@ const SETS_PER_JOIN: usize = 6;
 pub struct OfflineExplorer {
     desktop: SimDesktop,
     catalog: Catalog,
-    /// The desktop's own files as (folder, stem): what a made file's name goes
-    /// back to ([`root_stem`]).
-    originals: BTreeSet<(String, String)>,
 }
 
 impl OfflineExplorer {
     pub fn new(desktop: &SimDesktop, catalog: &Catalog) -> OfflineExplorer {
-        let originals = desktop
-            .current_resources()
-            .iter()
-            .filter_map(|r| r.parameter.as_deref())
-            .filter(|p| p.starts_with('/'))
-            .map(|p| (vfs::parent(p).to_string(), stem_of(p)))
-            .collect();
         OfflineExplorer {
             desktop: desktop.clone(),
             catalog: catalog.clone(),
-            originals,
         }
     }
 
@@ -262,9 +251,7 @@ impl OfflineExplorer {
                 .slots
                 .iter()
                 .find_map(|s| match &s.role {
-                    SlotRole::InputPath { .. } => {
-                        values.get(&s.name).map(|v| root_stem(v, &self.originals))
-                    }
+                    SlotRole::InputPath { .. } => values.get(&s.name).map(|v| stem_of(v)),
                     _ => None,
                 })
                 .or_else(|| {
@@ -773,26 +760,6 @@ fn stem_of(value: &str) -> String {
     }
 }
 
-/// The stem a file made from `path` is named after: the stem of the desktop
-/// file it goes back to, when its name starts with one in its folder (the
-/// longest such)
-/// (`launch_deck_notes_theme.pptx` goes back to `launch_deck.pptx`), so that a
-/// file made from a made file reads `launch_deck_converted.docx`, not
-/// `launch_deck_notes_theme_converted.docx`; else its own stem.
-fn root_stem(path: &str, originals: &BTreeSet<(String, String)>) -> String {
-    let stem = stem_of(path);
-    if !path.starts_with('/') {
-        return stem;
-    }
-    let dir = vfs::parent(path).to_string();
-    let parts: Vec<&str> = stem.split('_').collect();
-    (1..=parts.len())
-        .rev()
-        .map(|k| parts[..k].join("_"))
-        .find(|p| originals.contains(&(dir.clone(), p.clone())))
-        .unwrap_or(stem)
-}
-
 fn words_of(stem: &str) -> String {
     let w = stem.replace('_', " ");
     let mut c = w.chars();
@@ -1186,41 +1153,6 @@ const WORDS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_made_file_is_named_after_the_desktop_file_it_goes_back_to() {
-        let docs = "/home/user/Documents".to_string();
-        let originals: BTreeSet<(String, String)> = [
-            (docs.clone(), "launch_deck".to_string()),
-            (docs.clone(), "launch".to_string()),
-        ]
-        .into();
-        // The longest stem of a desktop file in the same folder wins.
-        assert_eq!(
-            root_stem(
-                "/home/user/Documents/launch_deck_notes_2_theme.pptx",
-                &originals
-            ),
-            "launch_deck"
-        );
-        let originals: BTreeSet<(String, String)> = [(docs, "launch_deck".to_string())].into();
-        assert_eq!(
-            root_stem(
-                "/home/user/Documents/launch_deck_notes_2_theme.pptx",
-                &originals
-            ),
-            "launch_deck"
-        );
-        // Another folder, or no desktop file: its own stem.
-        assert_eq!(
-            root_stem("/home/user/Pictures/launch_deck_blurred.png", &originals),
-            "launch_deck"
-        );
-        assert_eq!(
-            root_stem("/home/user/Documents/plan_v2.txt", &originals),
-            "plan_v2"
-        );
-    }
 
     #[test]
     fn a_same_kind_copy_is_named_after_its_change() {
