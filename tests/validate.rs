@@ -34,13 +34,32 @@ const SEED: u64 = 11;
 
 /// Records `reply` as the answer to `req`, keyed exactly as the client keys it.
 fn record<R: RoleRequest>(store: &Store, cfg: &LlmConfig, req: &R, reply: &Value) {
+    record_sample(store, cfg, req, reply, None);
+}
+
+/// Records the reply to the `sample`-th repeat of `req` in one run (a repeated
+/// request is a new sample, at a temperature of at least
+/// [`synth::llm::client::REPEAT_MIN_TEMPERATURE`]).
+fn record_sample<R: RoleRequest>(
+    store: &Store,
+    cfg: &LlmConfig,
+    req: &R,
+    reply: &Value,
+    sample: Option<u32>,
+) {
     let rendered = Prompts::embedded().render(req).unwrap();
     let model = cfg.role(R::ROLE).model.clone();
+    let temperature = match sample {
+        None => cfg.temperature,
+        Some(_) => cfg
+            .temperature
+            .max(synth::llm::client::REPEAT_MIN_TEMPERATURE),
+    };
     let params = SamplingParams {
-        temperature: cfg.temperature,
+        temperature,
         max_tokens: cfg.max_tokens,
         json_mode: cfg.json_mode,
-        sample: None,
+        sample,
     };
     let messages = vec![
         ChatMessage {
@@ -305,14 +324,26 @@ fn a_summary_that_never_agrees_is_rejected_after_n_attempts() {
         &reconstruct_request(LINEAR, &neutral),
         &neutral_edges(&neutral, &[("n0", "n1"), ("n1", "n2")]),
     );
-    // Told about the lost branch, it answers the same again (attempts 2 and 3 ask
-    // the same question, so one record answers both).
-    record(
-        &fx.store,
-        &fx.cfg,
-        &summarize_request(&task, Some(&linear_attempt(&task))),
-        &summary(LINEAR),
-    );
+    // Told about the lost branch, it answers the same again; attempts 2 and 3
+    // ask the same questions again, each a new sample of the same request.
+    for sample in [None, Some(1)] {
+        record_sample(
+            &fx.store,
+            &fx.cfg,
+            &summarize_request(&task, Some(&linear_attempt(&task))),
+            &summary(LINEAR),
+            sample,
+        );
+    }
+    for sample in [Some(1), Some(2)] {
+        record_sample(
+            &fx.store,
+            &fx.cfg,
+            &reconstruct_request(LINEAR, &neutral),
+            &neutral_edges(&neutral, &[("n0", "n1"), ("n1", "n2")]),
+            sample,
+        );
+    }
 
     let report = run(&ValidateArgs { attempts: 3 }, &fx.cx()).unwrap();
     assert_eq!((report.validated, report.rejected), (0, 1), "{report}");
