@@ -13,28 +13,27 @@ use model_server::Brain;
 
 const KEY: &str = "sk-model-shaped-SECRET-5e4d3c2b1a";
 
-fn synth(ws: &Workspace, base_url: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_synth"))
-        .current_dir(ws.path())
+/// `synth --llm openai --base-url URL ARGS` in `ws`, with the test key.
+fn command(ws: &Workspace, base_url: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_synth"));
+    c.current_dir(ws.path())
         .arg("--workspace")
         .arg(ws.path())
         .args(["--llm", "openai", "--base-url", base_url])
         .args(args)
         .env("OPENAI_API_KEY", KEY)
-        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_BASE_URL");
+    c
+}
+
+fn synth(ws: &Workspace, base_url: &str, args: &[&str]) -> Output {
+    command(ws, base_url, args)
         .output()
         .expect("the synth binary runs")
 }
 
 fn spawn(ws: &Workspace, base_url: &str, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_synth"))
-        .current_dir(ws.path())
-        .arg("--workspace")
-        .arg(ws.path())
-        .args(["--llm", "openai", "--base-url", base_url])
-        .args(args)
-        .env("OPENAI_API_KEY", KEY)
-        .env_remove("OPENAI_BASE_URL")
+    command(ws, base_url, args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
