@@ -63,9 +63,15 @@ pub struct KindSpec {
     /// For a plain format (text, CSV, source code): the document properties a
     /// file of this kind keeps ("sort" in a CSV); a change of any other property
     /// (a frozen header, word wrap, bold type) is lost on saving. Absent: every
-    /// property is kept.
+    /// property is kept. For a clipboard kind: the properties a copy carries (a
+    /// copied image keeps its brightness, not a favourite mark in a library);
+    /// absent there: none, only the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keeps_props: Option<Vec<String>>,
+    /// The file's text is a machine format (an iCalendar export): nobody copies
+    /// it as text to paste it for a reader, so no subtask copies it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub machine_text: bool,
 }
 
 impl KindSpec {

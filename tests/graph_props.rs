@@ -405,6 +405,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 phrase: None,
                 holder: None,
                 keeps_props: None,
+                machine_text: false,
             },
         );
     }

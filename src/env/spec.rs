@@ -132,14 +132,28 @@ pub enum Op {
     },
     /// Set a property of the open document (rendered as `@prop: value` when saved).
     SetProp { prop: String, value: String },
-    /// Append a line to the open document.
-    AppendDoc { text: String },
+    /// Append a line to the open document. `files`, when given, names the
+    /// document extensions the line makes sense in (a date goes into a text or
+    /// a letter, not into a CSV table or a calendar export).
+    AppendDoc {
+        text: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<String>,
+    },
     /// Append the file at `path` (its extension one of `kinds`) to the open
     /// document: another PDF after this one, a picture into a text or a deck, a
     /// CSV table's rows into a workbook.
     InsertFile { path: String, kinds: Vec<String> },
-    /// Create a file (parents must exist).
-    CreateFile { path: String, content: String },
+    /// Create a file (parents must exist). With `each` (a collection), the
+    /// content's first line is a header and the rest is written once per record
+    /// of the collection, its fields as placeholders: Finance's ledger export
+    /// `label,amount,category` then `{label},{amount},{category}`.
+    CreateFile {
+        path: String,
+        content: String,
+        #[serde(default)]
+        each: Option<String>,
+    },
     /// Create a folder (parents must exist).
     CreateDir { path: String },
     /// Rename a file or folder (`to` without `/` stays in the same folder).

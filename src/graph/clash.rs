@@ -213,6 +213,7 @@ mod tests {
                 phrase: None,
                 holder: None,
                 keeps_props: None,
+                machine_text: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

@@ -44,6 +44,10 @@ pub enum PointlessKind {
     /// Node `b` sends a message (it makes no file) carrying a file and content
     /// that node `a` copied from something the file does not come from.
     UnrelatedPaste,
+    /// Nodes `a` and `b` each save the same file in another format without
+    /// changing it (a text copy and a PDF of one calendar export): copies made
+    /// to lengthen a task, not work anyone needs twice.
+    CopiesOfOne,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -143,6 +147,45 @@ fn repeats(
     same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
+/// Does instance `x` only save what it reads in another form: an instruction
+/// that changes nothing, with no value beyond its inputs and outputs? (A
+/// value such as the page to export makes it an extraction, not a copy.)
+fn plain_copy(pool: &Pool<'_>, x: usize) -> bool {
+    let s = &pool.slim[x];
+    if !s.changes_nothing {
+        return false;
+    }
+    let index = pool.instance(x).parameter_index;
+    let Some(params) = pool.subtask_of(x).available_parameters.get(index) else {
+        return true;
+    };
+    let own: Vec<&str> = s
+        .inputs
+        .iter()
+        .chain(s.outputs.iter())
+        .filter_map(|&r| pool.resource(r as usize).parameter.as_deref())
+        .collect();
+    params.values().all(|v| own.contains(&v.as_str()))
+}
+
+/// Do instances `a` and `b` both save one input file as something else
+/// without changing it (see [`PointlessKind::CopiesOfOne`])?
+fn copies_of_one(
+    pool: &Pool<'_>,
+    made: &[Vec<(u32, &str)>],
+    a: usize,
+    b: usize,
+    xa: usize,
+    xb: usize,
+) -> bool {
+    let plain = |x: usize| plain_copy(pool, x);
+    plain(xa)
+        && plain(xb)
+        && made[a]
+            .iter()
+            .any(|(i, _)| made[b].iter().any(|(j, _)| i == j))
+}
+
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
 /// whether node `k` hands something on in the task.
 pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
@@ -191,6 +234,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                     a,
                     b,
                     kind: PointlessKind::RepeatedProduct,
+                });
+            }
+            if copies_of_one(pool, &made, a, b, nodes[a], nodes[b]) {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::CopiesOfOne,
                 });
             }
             if held[a].iter().any(|h| held[b].contains(h)) {

@@ -86,8 +86,8 @@ pub(crate) struct Slim {
 /// Verbs of clauses that change nothing in the file they act on.
 /// Verbs of instruction phrases that change nothing in the artefact.
 pub(crate) const NO_CHANGE: &[&str] = &[
-    "save", "select", "choose", "open", "copy", "click", "export", "print", "send", "preview",
-    "play", "view", "show", "go",
+    "save", "select", "choose", "open", "copy", "click", "export", "convert", "print", "send",
+    "preview", "play", "view", "show", "go",
 ];
 
 /// The change phrases of an instruction template as bits (see [`Slim::changes`]):
@@ -726,6 +726,7 @@ pub(crate) mod tests {
                     phrase: None,
                     holder: None,
                     keeps_props: None,
+                    machine_text: false,
                 },
             );
         }

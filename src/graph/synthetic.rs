@@ -81,6 +81,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 phrase: None,
                 holder: None,
                 keeps_props: None,
+                machine_text: false,
             },
         );
     }

@@ -85,6 +85,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::UnrelatedPaste => {
                 format!("{b} sends a file with what {a} copied from something else as its text")
             }
+            PointlessKind::CopiesOfOne => {
+                format!("{a} and {b} each save the same file in another format, unchanged")
+            }
         });
     }
     let artefacts = template_artefacts(high);
@@ -423,13 +426,25 @@ mod tests {
 
     /// A subtask of `application` that reads the PDF and makes `output` (a kind).
     fn from_pdf(id: &str, application: &str, output: &str, out_param: Option<&str>) -> Subtask {
+        from_pdf_doing(id, application, output, out_param, "make it")
+    }
+
+    /// A subtask that opens `/home/user/a.pdf` and then does `what` (its
+    /// instruction's last clause) to make `output`.
+    fn from_pdf_doing(
+        id: &str,
+        application: &str,
+        output: &str,
+        out_param: Option<&str>,
+        what: &str,
+    ) -> Subtask {
         let mut params = serde_json::json!({"pdf_path": "/home/user/a.pdf"});
         if let Some(v) = out_param {
             params[output] = serde_json::json!(v);
         }
         serde_json::from_value(serde_json::json!({
             "id": id, "application": application, "OS": "Linux",
-            "instruction_template": format!("In {application}, open '{{pdf_path}}', then make it."),
+            "instruction_template": format!("In {application}, open '{{pdf_path}}', then {what}."),
             "available_parameters": [params],
             "input_resources": ["pdf_path"], "output_resources": [output],
             "evaluation": {"checks": [{"api": "check_file_exists", "args": {"file_path": "{pdf_path}"}}]}
@@ -551,6 +566,63 @@ mod tests {
             flags_of(&one, &subs).no_pointless_steps,
             "{:?}",
             flags_of(&one, &subs).problems
+        );
+    }
+
+    #[test]
+    fn two_unchanged_format_copies_of_one_file_are_pointless() {
+        let mut subs = subtasks();
+        let text = "export it as a text file";
+        let word = "convert it to a Word document";
+        subs.push(from_pdf_doing(
+            "to_txt",
+            "PDF Tool",
+            "txt_path",
+            Some("/home/user/a.txt"),
+            text,
+        ));
+        subs.push(from_pdf_doing(
+            "to_docx",
+            "PDF Tool",
+            "docx_path",
+            Some("/home/user/a.docx"),
+            word,
+        ));
+        subs.push(from_pdf_doing(
+            "rotate",
+            "PDF Tool",
+            "docx_path",
+            Some("/home/user/b.docx"),
+            "rotate the pages",
+        ));
+        let copies = task(
+            &[("n0", "n1"), ("n0", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[2]), ("n2", &subs[3])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&copies, &subs);
+        assert!(
+            q.problems
+                .iter()
+                .any(|p| p.contains("n1 and n2 each save the same file")),
+            "{:?}",
+            q.problems
+        );
+        // A copy beside a changed version is two different things.
+        let changed = task(
+            &[("n0", "n1"), ("n0", "n2")],
+            &[("n0", &subs[0]), ("n1", &subs[2]), ("n2", &subs[4])],
+            GOOD_HIGH,
+            GOOD_INTENT,
+        );
+        let q = flags_of(&changed, &subs);
+        assert!(
+            !q.problems
+                .iter()
+                .any(|p| p.contains("each save the same file")),
+            "{:?}",
+            q.problems
         );
     }
 

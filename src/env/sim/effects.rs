@@ -89,6 +89,18 @@ pub fn context(state: &DesktopState, wi: usize) -> ParameterSet {
     p
 }
 
+/// `content`'s first line, then the rest of it once per record of `collection`
+/// (its fields as placeholders): a table export of the whole collection.
+fn each_record(state: &DesktopState, collection: &str, content: &str) -> String {
+    let (header, row) = content.split_once('\n').unwrap_or((content, ""));
+    let mut out = header.to_string();
+    for r in state.collections.get(collection).into_iter().flatten() {
+        out.push('\n');
+        out.push_str(&fill(row, r));
+    }
+    out
+}
+
 /// Fills `{placeholders}` from `ctx`; placeholders without a value become empty.
 pub fn fill(template: &str, ctx: &ParameterSet) -> String {
     let names = crate::model::placeholders(template);
@@ -756,12 +768,9 @@ fn apply_op(
         Op::Export { path, kind } => {
             let p = with_ext(path_of(state, wi, path)?, std::slice::from_ref(kind))?;
             let d = doc_mut(state, wi)?;
-            let text = format!(
-                "{} export of {}\n{}",
-                kind.to_uppercase(),
-                d.name(),
-                d.file_text()
-            );
+            // The exported file holds what the document shows (its text and
+            // formatting), as a real PDF or Word export does.
+            let text = d.file_text();
             state.vfs.write(&p, text).map_err(|e| e.to_string())?;
             state.written.push(p.clone());
             Ok(Some(format!("Exported {p}")))
@@ -803,9 +812,7 @@ fn apply_op(
             if into == "document" {
                 let d = doc_mut(state, wi)?;
                 let add = match &clip {
-                    Clipboard::Image(desc) => {
-                        format!("[image: {}]", desc.lines().next().unwrap_or(""))
-                    }
+                    Clipboard::Image(desc) => image_mention(desc),
                     other => other.as_text().unwrap_or_default().to_string(),
                 };
                 if !d.content.is_empty() && !d.content.ends_with('\n') {
@@ -826,7 +833,7 @@ fn apply_op(
             d.modified = true;
             Ok(Some(format!("{prop} set to {v}")))
         }
-        Op::AppendDoc { text } => {
+        Op::AppendDoc { text, .. } => {
             let t = fill_in(state, text);
             let d = doc_mut(state, wi)?;
             if !d.content.is_empty() && !d.content.ends_with('\n') {
@@ -863,12 +870,19 @@ fn apply_op(
             d.modified = true;
             Ok(Some(format!("Inserted {name}")))
         }
-        Op::CreateFile { path, content } => {
+        Op::CreateFile {
+            path,
+            content,
+            each,
+        } => {
             let p = path_of(state, wi, path)?;
             if state.vfs.get(&p).is_some() {
                 return Err(format!("'{p}' already exists"));
             }
-            let c = fill_in(state, content);
+            let c = match each {
+                Some(collection) => each_record(state, collection, content),
+                None => fill_in(state, content),
+            };
             state.vfs.write(&p, c).map_err(|e| e.to_string())?;
             state.written.push(p.clone());
             Ok(Some(format!("Created {p}")))
@@ -1383,6 +1397,23 @@ fn format_number(v: f64) -> String {
     }
 }
 
+/// How a pasted picture reads in a document: its description and the edits it
+/// was copied with (`[image: A beach (rotation 90, filter grayscale)]`), so a
+/// picture edited before the copy arrives edited.
+fn image_mention(desc: &str) -> String {
+    let mut lines = desc.lines();
+    let what = lines.next().unwrap_or("");
+    let edits: Vec<String> = lines
+        .filter_map(|l| l.strip_prefix('@')?.split_once(": "))
+        .map(|(k, v)| format!("{} {v}", k.replace('_', " ")))
+        .collect();
+    if edits.is_empty() {
+        format!("[image: {what}]")
+    } else {
+        format!("[image: {what} ({})]", edits.join(", "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1395,5 +1426,14 @@ mod tests {
         assert_eq!(arith("1/0"), None);
         assert_eq!(arith("2+"), None);
         assert_eq!(format_number(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn a_pasted_picture_shows_its_edits() {
+        assert_eq!(image_mention("A beach"), "[image: A beach]");
+        assert_eq!(
+            image_mention("A beach\nat noon\n@rotation: 90\n@filter: grayscale"),
+            "[image: A beach (rotation 90, filter grayscale)]"
+        );
     }
 }

@@ -21,7 +21,7 @@ use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
 
 /// Parameter sets tried per proposal.
-const SETS_PER_SUBTASK: usize = 3;
+const SETS_PER_SUBTASK: usize = 5;
 /// Parameter sets tried for a subtask with two or more inputs: its inputs must
 /// keep to one topic, so more sets give the composer joins within every topic.
 const SETS_PER_JOIN: usize = 6;
@@ -30,13 +30,24 @@ const SETS_PER_JOIN: usize = 6;
 pub struct OfflineExplorer {
     desktop: SimDesktop,
     catalog: Catalog,
+    /// The desktop's own files as (folder, stem): what a made file's name goes
+    /// back to ([`root_stem`]).
+    originals: BTreeSet<(String, String)>,
 }
 
 impl OfflineExplorer {
     pub fn new(desktop: &SimDesktop, catalog: &Catalog) -> OfflineExplorer {
+        let originals = desktop
+            .current_resources()
+            .iter()
+            .filter_map(|r| r.parameter.as_deref())
+            .filter(|p| p.starts_with('/'))
+            .map(|p| (vfs::parent(p).to_string(), stem_of(p)))
+            .collect();
         OfflineExplorer {
             desktop: desktop.clone(),
             catalog: catalog.clone(),
+            originals,
         }
     }
 
@@ -150,6 +161,14 @@ impl OfflineExplorer {
                 if p.contains(['{', '}', '\'', '"']) {
                     continue;
                 }
+                // A file this application made is not handed to it again: a
+                // person changes a deck and exports it in one sitting, and the
+                // composer never orders two subtasks of one application on one
+                // file. Files come from the desktop or from other applications.
+                let is_file = matches!(s.role, SlotRole::InputPath { .. });
+                if is_file && r.source == req.application {
+                    continue;
+                }
                 if r.source == "desktop" {
                     initial.push(p.clone());
                 } else {
@@ -251,7 +270,9 @@ impl OfflineExplorer {
                 .slots
                 .iter()
                 .find_map(|s| match &s.role {
-                    SlotRole::InputPath { .. } => values.get(&s.name).map(|v| stem_of(v)),
+                    SlotRole::InputPath { .. } => {
+                        values.get(&s.name).map(|v| root_stem(v, &self.originals))
+                    }
                     _ => None,
                 })
                 .or_else(|| {
@@ -590,6 +611,9 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
             g.insert(0, joining);
         }
     }
+    for g in groups.values_mut() {
+        *g = spread_by_inputs(std::mem::take(g));
+    }
     let mut out = Vec::new();
     let mut round = 0;
     loop {
@@ -606,6 +630,38 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
         round += 1;
     }
     out
+}
+
+/// One producer's paths with every kind of input first once, then the variants:
+/// Mail attaches a PDF, an archive and a workbook before it attaches the PDF
+/// again with a pasted body. Kept in order otherwise (the leaders stay first).
+/// Without it an application with many kinds fills its proposals with the first
+/// few kinds alphabetically, and what later applications make never reaches it.
+fn spread_by_inputs(plans: Vec<Plan>) -> Vec<Plan> {
+    let kinds = |p: &Plan| -> Vec<String> {
+        let mut k: Vec<String> = p
+            .slots
+            .iter()
+            .filter_map(|s| match &s.role {
+                SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => Some(kind.clone()),
+                _ => None,
+            })
+            .collect();
+        k.sort();
+        k
+    };
+    let mut rank: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let mut keyed: Vec<(usize, usize, Plan)> = plans
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let r = rank.entry(kinds(&p)).or_insert(0);
+            *r += 1;
+            (*r, i, p)
+        })
+        .collect();
+    keyed.sort_by_key(|(r, i, _)| (*r, *i));
+    keyed.into_iter().map(|(_, _, p)| p).collect()
 }
 
 /// The desktop a plan starts from: `base`, with something on the clipboard when
@@ -758,6 +814,26 @@ fn stem_of(value: &str) -> String {
     } else {
         slug
     }
+}
+
+/// The stem a file made from `path` is named after: the stem of the desktop
+/// file it goes back to, when its name starts with one in its folder (the
+/// longest such)
+/// (`launch_deck_notes_theme.pptx` goes back to `launch_deck.pptx`), so that a
+/// file made from a made file reads `launch_deck_converted.docx`, not
+/// `launch_deck_notes_theme_converted.docx`; else its own stem.
+fn root_stem(path: &str, originals: &BTreeSet<(String, String)>) -> String {
+    let stem = stem_of(path);
+    if !path.starts_with('/') {
+        return stem;
+    }
+    let dir = vfs::parent(path).to_string();
+    let parts: Vec<&str> = stem.split('_').collect();
+    (1..=parts.len())
+        .rev()
+        .map(|k| parts[..k].join("_"))
+        .find(|p| originals.contains(&(dir.clone(), p.clone())))
+        .unwrap_or(stem)
 }
 
 fn words_of(stem: &str) -> String {
@@ -1153,6 +1229,41 @@ const WORDS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_made_file_is_named_after_the_desktop_file_it_goes_back_to() {
+        let docs = "/home/user/Documents".to_string();
+        let originals: BTreeSet<(String, String)> = [
+            (docs.clone(), "launch_deck".to_string()),
+            (docs.clone(), "launch".to_string()),
+        ]
+        .into();
+        // The longest stem of a desktop file in the same folder wins.
+        assert_eq!(
+            root_stem(
+                "/home/user/Documents/launch_deck_notes_2_theme.pptx",
+                &originals
+            ),
+            "launch_deck"
+        );
+        let originals: BTreeSet<(String, String)> = [(docs, "launch_deck".to_string())].into();
+        assert_eq!(
+            root_stem(
+                "/home/user/Documents/launch_deck_notes_2_theme.pptx",
+                &originals
+            ),
+            "launch_deck"
+        );
+        // Another folder, or no desktop file: its own stem.
+        assert_eq!(
+            root_stem("/home/user/Pictures/launch_deck_blurred.png", &originals),
+            "launch_deck"
+        );
+        assert_eq!(
+            root_stem("/home/user/Documents/plan_v2.txt", &originals),
+            "plan_v2"
+        );
+    }
 
     #[test]
     fn a_same_kind_copy_is_named_after_its_change() {

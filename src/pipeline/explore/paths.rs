@@ -162,10 +162,16 @@ fn op_templates(op: &Op) -> Vec<&str> {
         | Op::Capture { path }
         | Op::Record { path }
         | Op::Download { path } => vec![path],
-        Op::CreateFile { path, content } => vec![path, content],
+        // With `each`, the content's placeholders are each record's fields.
+        Op::CreateFile {
+            path,
+            each: Some(_),
+            ..
+        } => vec![path],
+        Op::CreateFile { path, content, .. } => vec![path, content],
         Op::Copy { what, .. } => vec![what],
         Op::SetProp { value, .. } => vec![value],
-        Op::AppendDoc { text } => vec![text],
+        Op::AppendDoc { text, .. } => vec![text],
         Op::Rename { from, to } => vec![from, to],
         Op::Move { from, to_dir } | Op::CopyFile { from, to_dir } => vec![from, to_dir],
         Op::Compress { sources, path } => vec![sources, path],
@@ -587,9 +593,36 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
         }
     }
     out.extend(presets);
+    // The text of a machine format (an iCalendar export) is for programs: no
+    // subtask opens such a file as a document to copy its text or to save,
+    // print or convert it for a reader. (Selecting it in a file list to zip,
+    // move or attach it, or importing it, stays.)
+    out.retain(|p| !reads_machine_text(p, catalog));
     let mut seen = BTreeSet::new();
     out.retain(|p| seen.insert(p.base_template()));
     out
+}
+
+/// Does plan `p` open a file whose text is a machine format
+/// ([`crate::resources::KindSpec::machine_text`]) as a document, and then copy
+/// its text or make another file of it?
+fn reads_machine_text(p: &Plan, catalog: &Catalog) -> bool {
+    let opened = |name: &str| {
+        p.steps.iter().any(|st| {
+            matches!(st, Step::Type { slot, .. } | Step::OpenPath { slot, .. } if slot == name)
+        })
+    };
+    let machine = p.slots.iter().any(|s| {
+        matches!(&s.role, SlotRole::InputPath { kind }
+            if catalog.kinds.get(kind).is_some_and(|k| k.machine_text))
+            && opened(&s.name)
+    });
+    let text_copy = crate::env::spec::clipboard_kind("text");
+    let reads_out = p
+        .produces
+        .iter()
+        .any(|k| k == text_copy || catalog.kinds.get(k).is_some_and(|x| x.is_path()));
+    machine && reads_out
 }
 
 /// A content change on the document screen (set a property, add a line).
@@ -609,6 +642,8 @@ struct Modifier {
     content: bool,
     /// Does it change the document at all (not only save it)?
     edits: bool,
+    /// Does it append a fixed line nobody chooses (a date, a "TODO" comment)?
+    fixed_line: bool,
     /// The document kinds a paste makes sense in (empty: any).
     into_kinds: Vec<String>,
     /// The document properties it sets ("freeze", "wrap", "sort").
@@ -683,11 +718,15 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
             .click
             .iter()
             .any(|e| !matches!(e.op, Op::Save | Op::Require { .. }));
+        let fixed_line = c
+            .click
+            .iter()
+            .any(|e| matches!(&e.op, Op::AppendDoc { text, .. } if !text.contains('{')));
         let into_kinds: Vec<String> = c
             .click
             .iter()
             .flat_map(|e| match &e.op {
-                Op::Paste { files, .. } => files.clone(),
+                Op::Paste { files, .. } | Op::AppendDoc { files, .. } => files.clone(),
                 _ => vec![],
             })
             .flat_map(|ext| kind_of_ext(catalog, &ext))
@@ -709,6 +748,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 pastes: None,
                 content,
                 edits,
+                fixed_line,
                 into_kinds: into_kinds.clone(),
                 props: props.clone(),
             });
@@ -729,6 +769,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 pastes: Some(kind),
                 content,
                 edits,
+                fixed_line,
                 into_kinds: into_kinds.clone(),
                 props: props.clone(),
             });
@@ -782,14 +823,26 @@ fn with_modifier(p: &Plan, m: &Modifier, catalog: &Catalog) -> Option<Plan> {
     if !m.content && lost {
         return None;
     }
-    // Before a copy, only a change to the text shows in what is copied (bold
-    // type or a save before "copy the text" is lost on the way); pasting what is
-    // on the clipboard and then copying over it hands nothing on.
-    // (A copied image carries its edits: the simulated desktop copies the image
-    // with its properties.)
+    // Before a copy, only a change that the copy carries shows in what is
+    // copied: the text, and the properties the clipboard kind keeps (a copied
+    // image keeps its brightness, not a favourite mark; bold type or a save
+    // before "copy the text" is lost on the way); pasting what is on the
+    // clipboard and then copying over it hands nothing on.
     let copies = p.produces.iter().any(|k| on_clipboard(catalog, k));
-    let carries_edits = p.produces.iter().any(|k| k == "img_in_clipboard");
-    if copies && (m.pastes.is_some() || !(m.content || (carries_edits && m.edits))) {
+    let carried = |k: &String| {
+        on_clipboard(catalog, k)
+            && catalog
+                .kinds
+                .get(k)
+                .and_then(|s| s.keeps_props.as_ref())
+                .is_some_and(|keeps| {
+                    !m.props.is_empty() && m.props.iter().all(|x| keeps.contains(x))
+                })
+    };
+    let carries_edits = p.produces.iter().any(carried);
+    // A fixed line (the date, a "TODO" comment) added only to be copied along is
+    // filler: nobody saves it, and the reader of the copy did not ask for it.
+    if copies && (m.pastes.is_some() || m.fixed_line || !(m.content || carries_edits)) {
         return None;
     }
     let opens_other = p.slots.iter().any(|s| {
@@ -2148,5 +2201,50 @@ mod tests {
             "{}",
             paste.base_template()
         );
+    }
+
+    #[test]
+    fn no_plan_does_filler_before_handing_on() {
+        let (d, c) = setup();
+        let templates = |app: &str| -> Vec<String> {
+            plans(&d.app(app).unwrap().spec, &c)
+                .iter()
+                .map(|p| p.base_template())
+                .collect()
+        };
+        let editor = templates("Text Editor");
+        // The date goes into a text, never into a table or a calendar export,
+        // and nothing opens an iCalendar file's text to copy, print or convert
+        // it for a reader; Files still zips one.
+        assert!(
+            editor.iter().any(|t| t.contains("insert the date")),
+            "{editor:#?}"
+        );
+        for t in &editor {
+            let date_in_table = t.contains("insert the date") && t.contains("{csv_path}");
+            assert!(!date_in_table, "{t}");
+            assert!(!t.contains("{ics_path}"), "{t}");
+        }
+        assert!(
+            templates("Files").iter().any(|t| t.contains("ics")),
+            "{:#?}",
+            templates("Files")
+        );
+        // A fixed line is not added only to be copied along.
+        for t in templates("Code Editor") {
+            assert!(
+                !(t.contains("add a comment line") && t.contains("copy")),
+                "{t}"
+            );
+        }
+        // A copy carries what the clipboard keeps: a favourite mark is no part
+        // of a copied picture.
+        for t in templates("Photos") {
+            assert!(!(t.contains("favorite") && t.contains("copy")), "{t}");
+        }
+        // Compressing a PDF is lost on converting it to a Word document.
+        for t in templates("PDF Tool") {
+            assert!(!(t.contains("compress") && t.contains("Word")), "{t}");
+        }
     }
 }

@@ -1362,6 +1362,16 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
         parts
             .iter()
             .find(|c| c.to_lowercase().contains(&n))
+            .or_else(|| {
+                // The control's verb in another form: 'Attach file' serves "with
+                // 'a.pdf' attached", 'Compress' serves "compress the PDF".
+                let verb = n.split_whitespace().next().filter(|w| w.len() >= 4)?;
+                parts.iter().find(|c| {
+                    c.to_lowercase()
+                        .split(|ch: char| !ch.is_alphanumeric())
+                        .any(|w| w.starts_with(verb))
+                })
+            })
             .cloned()
     };
     // The clause naming what a control does (its click's `describe`: 'Sum
