@@ -215,6 +215,11 @@ async fn walk<'c>(
             focused: state.contains(State::Focused),
             text,
         });
+        // A node that manages its descendants (a spreadsheet's grid of a
+        // million cells) makes them on demand: listing them never ends.
+        if state.contains(State::ManagesDescendants) {
+            continue;
+        }
         if let Ok(children) = p.get_children().await {
             for c in children.into_iter().rev() {
                 if let Ok(cp) = c.into_accessible_proxy(conn.connection()).await {

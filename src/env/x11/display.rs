@@ -304,9 +304,14 @@ impl Display {
     /// # Errors
     /// A character the keyboard map cannot type, or a display failure.
     pub fn type_text(&self, text: &str) -> Result<(), EnvError> {
-        for c in text.chars() {
+        for (i, c) in text.chars().enumerate() {
             let k = char_keysym(c).ok_or_else(|| fail(format!("cannot type {c:?}")))?;
             self.keys(&[k])?;
+            // A leading slash opens a GTK file chooser's location field: keys
+            // typed while it opens are lost ("/tmp/a" arrived as "/p/a").
+            if i == 0 && c == '/' {
+                std::thread::sleep(Duration::from_millis(300));
+            }
         }
         Ok(())
     }

@@ -387,11 +387,11 @@ impl X11Desktop {
     }
 
     /// Waits until the application has answered the last action: at least
-    /// 200 ms, then until the window in front and its controls stay the same
-    /// over 150 ms (a dialog that is still opening, a menu still filling), at
+    /// 150 ms, then until the window in front and its controls stay the same
+    /// over 120 ms (a dialog that is still opening, a menu still filling), at
     /// most 3 s.
     fn settle(&self) {
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(150));
         let look = |me: &X11Desktop| {
             me.front()
                 .ok()
@@ -400,7 +400,7 @@ impl X11Desktop {
         let started = std::time::Instant::now();
         let mut before = look(self);
         while started.elapsed() < Duration::from_secs(3) {
-            std::thread::sleep(Duration::from_millis(150));
+            std::thread::sleep(Duration::from_millis(120));
             let now = look(self);
             if now == before {
                 return;

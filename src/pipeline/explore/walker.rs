@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::env::x11::AppEntry;
 use crate::env::{ControlInfo, EnvError, Environment, Observation, Setup};
@@ -70,6 +70,10 @@ pub struct WalkRules {
     /// (cells copied from a workbook are a table); others make text.
     #[serde(default)]
     pub clipboard_kinds: BTreeMap<String, String>,
+    /// Seconds one application's walk may take: past them no new candidate is
+    /// probed or tried (what was found is kept, what was not tried is named).
+    #[serde(default)]
+    pub budget_secs: Option<u64>,
 }
 
 impl WalkRules {
@@ -118,7 +122,7 @@ fn bare(name: &str) -> &str {
 }
 
 /// A menu item under a top-level menu.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MenuPath {
     pub menu: String,
     pub item: String,
@@ -155,7 +159,38 @@ pub struct WalkReport {
     pub dropped: Vec<String>,
 }
 
-/// Walks application `app` on `env` and returns its proposed subtasks.
+/// What the walker learned about an application's menus before trying
+/// anything: every item, and the candidates (items whose dialog has a text
+/// field). Kept in the walk cache so a later walk of the same program skips
+/// the probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The program the probe was made on (a changed command probes again).
+    pub command: Vec<String>,
+    pub menus: Vec<MenuPath>,
+    pub candidates: Vec<MenuPath>,
+}
+
+/// The time one application's walk may still take.
+struct Budget(Option<std::time::Instant>);
+
+impl Budget {
+    fn of(rules: &WalkRules) -> Budget {
+        Budget(
+            rules
+                .budget_secs
+                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
+        )
+    }
+
+    fn spent(&self) -> bool {
+        self.0.is_some_and(|end| std::time::Instant::now() >= end)
+    }
+}
+
+/// Walks application `app` on `env` and returns its proposed subtasks. The
+/// probe of its menus is read from, or written to, `cache` (a folder) when
+/// given.
 ///
 /// # Errors
 /// A desktop that fails (the application does not start...).
@@ -165,55 +200,118 @@ pub fn walk(
     catalog: &Catalog,
     rules: &WalkRules,
     made: &[InputFile],
+    cache: Option<&Path>,
 ) -> Result<WalkReport, EnvError> {
+    let budget = Budget::of(rules);
     let inputs = input_files(env, app, catalog, rules, made)?;
-    let menus = menu_items(env, app)?;
-    let open = menus
-        .iter()
-        .find(|m| rules.open_items.iter().any(|o| bare(o) == bare(&m.item)))
-        .cloned();
-    let select = WalkRules::find(&rules.select_items, &menus).cloned();
-    let copy = WalkRules::find(&rules.copy_items, &menus).cloned();
-    let candidates: Vec<MenuPath> = menus
-        .into_iter()
-        .filter(|m| !rules.skips(&m.item))
-        .filter(|m| Some(m) != open.as_ref())
-        .collect();
-    let candidates = with_name_field(env, app, candidates)?;
+    let probe = probe_cached(env, app, rules, &budget, cache)?;
+    let open = WalkRules::find(&rules.open_items, &probe.menus).cloned();
     let mut report = WalkReport::default();
+    // The copy family first: one try per input, and it yields on most viewers.
+    if let (Some(open), Some(copy)) = (&open, WalkRules::find(&rules.copy_items, &probe.menus)) {
+        let family = CopyFamily {
+            app,
+            open,
+            select: WalkRules::find(&rules.select_items, &probe.menus),
+            copy,
+        };
+        copy_family(env, rules, &family, &inputs, &mut report)?;
+    }
     // With no file to open, the application's own empty document is the input.
     let firsts: Vec<Option<&InputFile>> = if inputs.is_empty() || open.is_none() {
         vec![None]
     } else {
         inputs.iter().map(Some).collect()
     };
-    for cand in &candidates {
+    for cand in &probe.candidates {
+        if budget.spent() {
+            report.dropped.push(format!(
+                "{}: not tried, the walk's budget is spent",
+                cand.words()
+            ));
+            continue;
+        }
+        let ctx = Tries {
+            app,
+            catalog,
+            rules,
+            open: open.as_ref(),
+            firsts: &firsts,
+        };
+        ctx.families(env, cand, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// The probe of `app`: from the cache when it holds one of the same program,
+/// else made now (and stored there).
+fn probe_cached(
+    env: &mut dyn Environment,
+    app: &AppEntry,
+    rules: &WalkRules,
+    budget: &Budget,
+    cache: Option<&Path>,
+) -> Result<Probe, EnvError> {
+    let file = cache.map(|dir| dir.join(format!("{}.json", app.stem)));
+    let cached = file
+        .as_ref()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|t| serde_json::from_str::<Probe>(&t).ok())
+        .filter(|p| p.command == app.command);
+    if let Some(mut p) = cached {
+        // Rules may skip more since the probe was made.
+        p.candidates.retain(|c| !rules.skips(&c.item));
+        return Ok(p);
+    }
+    let menus = menu_items(env, app)?;
+    let open = WalkRules::find(&rules.open_items, &menus);
+    let candidates: Vec<MenuPath> = menus
+        .iter()
+        .filter(|m| !rules.skips(&m.item) && Some(*m) != open)
+        .cloned()
+        .collect();
+    let (candidates, complete) = with_name_field(env, app, candidates, budget)?;
+    let probe = Probe {
+        command: app.command.clone(),
+        menus,
+        candidates,
+    };
+    // A probe the budget cut short is not kept: the next walk probes again.
+    if let (Some(f), true) = (&file, complete) {
+        let written = f
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                std::fs::write(f, serde_json::to_string_pretty(&probe).unwrap_or_default())
+            });
+        if let Err(e) = written {
+            tracing::warn!(file = %f.display(), error = %e, "walk cache not written");
+        }
+    }
+    Ok(probe)
+}
+
+/// What every try of one application's candidates shares.
+struct Tries<'a> {
+    app: &'a AppEntry,
+    catalog: &'a Catalog,
+    rules: &'a WalkRules,
+    open: Option<&'a MenuPath>,
+    firsts: &'a [Option<&'a InputFile>],
+}
+
+impl Tries<'_> {
+    /// Tries `cand` as is, then after an edit; each family that made files
+    /// becomes subtasks (one per input kind and output kind).
+    fn families(
+        &self,
+        env: &mut dyn Environment,
+        cand: &MenuPath,
+        report: &mut WalkReport,
+    ) -> Result<(), EnvError> {
         for edit in [false, true] {
             report.tried += 1;
-            let mut demos = Vec::new();
-            for (i, input) in firsts.iter().enumerate() {
-                let line = edit.then(|| rules.lines[i % rules.lines.len()].clone());
-                let attempt = Attempt {
-                    app,
-                    open: open.as_ref(),
-                    input: *input,
-                    line: line.as_deref(),
-                    target: cand,
-                    suffix: &rules.suffixes[usize::from(edit)],
-                };
-                // The first input decides whether the candidate works at all; a
-                // real application's dialog sometimes misses typed keys, so that
-                // first try is made twice before the candidate is dropped.
-                let mut made = try_candidate(env, catalog, &attempt)?;
-                if made.is_none() && i == 0 {
-                    made = try_candidate(env, catalog, &attempt)?;
-                }
-                match made {
-                    Some(d) => demos.push(d),
-                    None if i == 0 => break,
-                    None => {}
-                }
-            }
+            let demos = self.demos(env, cand, edit)?;
             if demos.is_empty() {
                 report.dropped.push(format!(
                     "{}{}: no new file",
@@ -223,7 +321,6 @@ pub fn walk(
                 // What makes no file as is makes none after an edit either.
                 break;
             }
-            // One subtask per (input kind, output kind): its slots name the kinds.
             let mut groups: BTreeMap<(Option<String>, String), Vec<Demo>> = BTreeMap::new();
             for d in demos {
                 let key = (
@@ -233,20 +330,46 @@ pub fn walk(
                 groups.entry(key).or_default().push(d);
             }
             for group in groups.values() {
-                report.subtasks.push(subtask_of(app, cand, group));
+                report.subtasks.push(subtask_of(self.app, cand, group));
             }
         }
+        Ok(())
     }
-    if let (Some(open), Some(copy)) = (&open, &copy) {
-        let family = CopyFamily {
-            app,
-            open,
-            select: select.as_ref(),
-            copy,
-        };
-        copy_family(env, rules, &family, &inputs, &mut report)?;
+
+    /// The demonstrations of one family of `cand`, one per input that made its
+    /// file; none when the first input does not.
+    fn demos(
+        &self,
+        env: &mut dyn Environment,
+        cand: &MenuPath,
+        edit: bool,
+    ) -> Result<Vec<Demo>, EnvError> {
+        let mut demos = Vec::new();
+        for (i, input) in self.firsts.iter().enumerate() {
+            let line = edit.then(|| self.rules.lines[i % self.rules.lines.len()].clone());
+            let attempt = Attempt {
+                app: self.app,
+                open: self.open,
+                input: *input,
+                line: line.as_deref(),
+                target: cand,
+                suffix: &self.rules.suffixes[usize::from(edit)],
+            };
+            // The first input decides whether the candidate works at all; a
+            // real application's dialog sometimes misses typed keys, so that
+            // first try is made twice before the candidate is dropped.
+            let mut made = try_candidate(env, self.catalog, &attempt)?;
+            if made.is_none() && i == 0 {
+                made = try_candidate(env, self.catalog, &attempt)?;
+            }
+            match made {
+                Some(d) => demos.push(d),
+                None if i == 0 => break,
+                None => {}
+            }
+        }
+        Ok(demos)
     }
-    Ok(report)
 }
 
 /// The menu items of the copy family of one application.
@@ -480,24 +603,30 @@ fn kind_of_ext(catalog: &Catalog, ext: &str) -> Option<String> {
         .map(|(name, _)| name.clone())
 }
 
-/// The items of every top-level menu of `app`'s window.
+/// The items of every top-level menu of `app`'s window, each once (a window
+/// may list its menu bar twice: LibreOffice keeps a hidden copy).
 fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>, EnvError> {
     let obs = env.reset(&launch(app))?;
-    let tops: Vec<String> = obs
-        .controls
-        .iter()
-        .filter(|c| c.control_type == "MenuItem" && c.parent_control_type == "Window")
-        .map(|c| c.control_text.clone())
-        .collect();
-    let mut out = Vec::new();
+    let mut tops: Vec<String> = Vec::new();
+    for c in &obs.controls {
+        if c.control_type == "MenuItem"
+            && c.parent_control_type == "Window"
+            && !tops.contains(&c.control_text)
+        {
+            tops.push(c.control_text.clone());
+        }
+    }
+    let mut out: Vec<MenuPath> = Vec::new();
     for top in tops {
         let opened = env.step(&click(&top))?.observation;
         for c in &opened.controls {
-            if c.control_type == "MenuItem" && c.parent_control_text == top {
-                out.push(MenuPath {
-                    menu: top.clone(),
-                    item: c.control_text.clone(),
-                });
+            let path = MenuPath {
+                menu: top.clone(),
+                item: c.control_text.clone(),
+            };
+            if c.control_type == "MenuItem" && c.parent_control_text == top && !out.contains(&path)
+            {
+                out.push(path);
             }
         }
         env.step(&keys("{ESC}"))?;
@@ -507,30 +636,42 @@ fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>
 
 /// The candidates whose dialog has a text field to name a file in: each is
 /// opened and closed again (Escape) in one session, resetting only when the
-/// application does not come back to its main window.
+/// application does not come back to its main window. The flag is false when
+/// the budget ran out before every candidate was probed.
 fn with_name_field(
     env: &mut dyn Environment,
     app: &AppEntry,
     candidates: Vec<MenuPath>,
-) -> Result<Vec<MenuPath>, EnvError> {
+    budget: &Budget,
+) -> Result<(Vec<MenuPath>, bool), EnvError> {
     let mut main = env.reset(&launch(app))?.window_title;
     let mut out = Vec::new();
     for cand in candidates {
+        if budget.spent() {
+            return Ok((out, false));
+        }
         env.step(&click(&cand.menu))?;
         let shown = env.step(&click(&cand.item))?;
         let dialog = &shown.observation;
         if shown.ok
-            && dialog.window_title != main
+            && !same_window(&dialog.window_title, &main)
             && dialog.controls.iter().any(|c| c.control_type == "Edit")
         {
             out.push(cand);
         }
         let back = env.step(&keys("{ESC}"))?.observation;
-        if back.window_title != main {
+        if !same_window(&back.window_title, &main) {
             main = env.reset(&launch(app))?.window_title;
         }
     }
-    Ok(out)
+    Ok((out, true))
+}
+
+/// Whether two window titles name the same window: an editor marks a changed
+/// document with a `*` in its title, which is no new window.
+fn same_window(a: &str, b: &str) -> bool {
+    let plain = |t: &str| t.replace('*', "").trim().to_string();
+    plain(a) == plain(b)
 }
 
 fn launch(app: &AppEntry) -> Setup {
@@ -1013,6 +1154,11 @@ pub fn run_real(
         &serde_json::to_value(args).unwrap_or(serde_json::Value::Null),
     )?;
     let explored = cx.store.explored_applications()?;
+    let cache = cx
+        .workspace
+        .join("generated")
+        .join("walk-cache")
+        .join(cx.env.backend.name());
     let mut env = cx.desktop(0)?;
     let bar = cx.progress(apps.len() as u64, "explore");
     let mut report = ExploreReport {
@@ -1031,7 +1177,7 @@ pub fn run_real(
             continue;
         }
         let made = stored_outputs(cx, &app.name)?;
-        match walk(env.as_mut(), app, cx.catalog, &rules, &made) {
+        match walk(env.as_mut(), app, cx.catalog, &rules, &made, Some(&cache)) {
             Ok(found) => {
                 for d in &found.dropped {
                     tracing::info!(application = %app.name, "{d}");
@@ -1078,6 +1224,7 @@ mod tests {
             select_items: vec!["Select All".into()],
             copy_items: vec!["Copy".into()],
             clipboard_kinds: BTreeMap::new(),
+            budget_secs: None,
         }
     }
 
