@@ -323,14 +323,14 @@ async fn build_model(
     let cfg = cx.llm.config.clone();
     let client = match cx.llm.backend {
         Backend::Offline => return Ok((Arc::new(roles), None)),
-        Backend::OpenAi => LlmClient::openai(cfg, cx.store.shared_conn(), opts).await?,
+        Backend::OpenAi => LlmClient::openai(cfg, cx.store.call_log(), opts).await?,
         Backend::Replay => {
             let source = cx
                 .llm
                 .replay_file
                 .clone()
                 .map_or(ReplaySource::Store, ReplaySource::Jsonl);
-            LlmClient::replay(cfg, cx.store.shared_conn(), source, opts)?
+            LlmClient::replay(cfg, cx.store.call_log(), source, opts)?
         }
     };
     Ok((Arc::new(client.clone()), Some(client)))
@@ -602,7 +602,7 @@ pub fn run(
     report.seconds = started.elapsed().as_secs_f64();
     cx.store.finish_run(
         run_id,
-        "ok",
+        crate::store::RunStatus::Ok,
         &serde_json::to_value(&report).unwrap_or(serde_json::Value::Null),
     )?;
     Ok(report)
