@@ -22,6 +22,8 @@
 //! - [`offline`]: [`OfflineRoles`], the seam where rule-based role implementations
 //!   plug in.
 //! - [`ping`]: `synth llm ping`.
+//! - [`feedback`]: cross-verification feedback for the actor and the coder, as
+//!   data; rendered to text only in their prompts.
 //!
 //! The throughput/overhead benchmark is `benches/llm.rs` (a bench only: its loopback
 //! server is wiremock, a dev-dependency).
@@ -33,6 +35,7 @@
 pub mod budget;
 pub mod client;
 pub mod config;
+pub mod feedback;
 pub mod offline;
 pub mod openai;
 pub mod parse;
@@ -50,6 +53,7 @@ pub use client::{
     select_backend, ClientOptions, LlmClient, ReplaySource, UsageCounts, UsageSnapshot,
 };
 pub use config::{ApiKey, Backend, LlmConfig, LlmOverrides, RoleModel};
+pub use feedback::{ActorFeedback, CheckEvidence, CoderFeedback, FailedCheck, Finding, Subgoals};
 pub use offline::{OfflineRole, OfflineRoles};
 pub use ping::{ping, PingReport};
 pub use record::{CallOutcome, RoleUsage};

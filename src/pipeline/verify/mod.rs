@@ -230,7 +230,7 @@ pub fn offline_actor(
 }
 
 /// A coder that answers with the subtask's own stored evaluation (the
-/// hand-written pool's), matched by template. On feedback saying a check's
+/// hand-written pool's), matched by template. On evidence that a check's
 /// control or text never appeared, that check is dropped.
 #[derive(Debug, Clone)]
 pub struct HandWrittenCoder {
@@ -259,27 +259,18 @@ impl OfflineRole<CodeRequest> for HandWrittenCoder {
                 raw: String::new(),
             });
         };
-        // Blocks of the evidence whose check can never hold on this desktop.
-        let refuted: Vec<&str> = req
+        // Checks the evidence says can never hold on this desktop.
+        let refuted: Vec<&crate::llm::CheckEvidence> = req
             .feedback
-            .as_deref()
-            .map(|f| {
-                f.split("\n\n")
-                    .filter(|b| {
-                        b.contains("never appeared") || b.contains("No control with the text")
-                    })
-                    .filter_map(|b| b.lines().next())
-                    .collect()
-            })
+            .as_ref()
+            .map(|f| f.refuted())
             .unwrap_or_default();
         let kept: Vec<Check> = checks
             .iter()
             .filter(|c| {
                 !req.parameters.iter().any(|p| {
-                    let shown = rounds::shown_call(&c.call.instantiate(p));
-                    refuted
-                        .iter()
-                        .any(|line| line.contains(&format!("check {shown}")))
+                    let call = c.call.instantiate(p);
+                    refuted.iter().any(|r| r.call == call)
                 })
             })
             .cloned()
