@@ -129,7 +129,6 @@ mod tests {
     use super::*;
     use crate::graph::spec::Profile;
 
-
     #[test]
     fn uniform_profile_drift_is_named_per_level() {
         let spec = ComposeSpec {

@@ -602,7 +602,7 @@ fn rate(good: usize, bad: usize) -> Option<f64> {
 /// `success` or `ok` at the top or in `result` is understood too.
 fn round_passed(body: &serde_json::Value) -> Option<bool> {
     if let Some(v) = body.get("verdict").and_then(serde_json::Value::as_str) {
-        return Some(v == "passed");
+        return Some(v == crate::store::UnitVerdict::Passed.as_str());
     }
     let keys = ["passed", "success", "ok"];
     keys.iter()

@@ -349,7 +349,7 @@ impl UnitContext<'_> {
                 }
             }
             if problems.is_empty() {
-                rec.verdict = "passed".into();
+                rec.verdict = crate::store::UnitVerdict::Passed.to_string();
                 records.push(rec);
                 let trajectory = SubtaskTrajectory {
                     trajectory_id: trajectory_id(&inst),
