@@ -3,7 +3,10 @@
 //!
 //! Owns the schema (versioned migrations applied on open, see [`migrations`]), and
 //! typed reads and writes of subtasks, trajectories, evaluations, intents, tasks,
-//! validation attempts, review marks and runs. Each unit of work is written in one
+//! validation attempts, review marks, runs, the model call record ([`calls`]) and
+//! what the report counts ([`report`]). It is the only module that speaks SQL:
+//! statuses and verdicts cross its boundary as enums ([`status`]), rows as typed
+//! records. Each unit of work is written in one
 //! transaction, so a killed run leaves either all of a unit or none of it. Records
 //! are stored as the JSON of their `model` types beside the columns that queries
 //! filter on.
