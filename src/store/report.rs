@@ -5,6 +5,7 @@
 
 use rusqlite::params;
 
+use super::tasks::TaskTrajectoryRow;
 use super::{from_json, Store, StoreError, TaskStatus, TrajectoryStatus};
 use crate::model::{SubtaskStatus, SubtaskTrajectory, ValidationAttempt};
 
@@ -222,27 +223,13 @@ impl Store {
             "SELECT trajectory_id, task_id, status, reason, body FROM task_trajectories
              ORDER BY (status = ?1) DESC, task_id, trajectory_id",
         )?;
-        let rows = stmt.query_map([TrajectoryStatus::Ok], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, TrajectoryStatus>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })?;
+        let rows = stmt.query_map([TrajectoryStatus::Ok], TaskTrajectoryRow::read)?;
         let mut tasks_seen = std::collections::BTreeSet::new();
         let mut out = Vec::new();
         for row in rows {
-            let (trajectory_id, task_id, status, reason, body) = row?;
-            if out.len() < n && tasks_seen.insert(task_id.clone()) {
-                out.push(super::tasks::StoredTaskTrajectory {
-                    trajectory: from_json("task trajectory", &trajectory_id, &body)?,
-                    trajectory_id,
-                    task_id,
-                    status,
-                    reason,
-                });
+            let row = row?;
+            if out.len() < n && tasks_seen.insert(row.task_id().to_string()) {
+                out.push(row.parse()?);
             }
         }
         Ok(out)

@@ -334,6 +334,42 @@ pub struct StoredTaskTrajectory {
     pub trajectory: TaskTrajectory,
 }
 
+/// A `task_trajectories` row as read (trajectory_id, task_id, status, reason,
+/// body, in that column order), its body not parsed yet.
+pub(super) struct TaskTrajectoryRow {
+    trajectory_id: String,
+    task_id: String,
+    status: TrajectoryStatus,
+    reason: Option<String>,
+    body: String,
+}
+
+impl TaskTrajectoryRow {
+    pub(super) fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskTrajectoryRow> {
+        Ok(TaskTrajectoryRow {
+            trajectory_id: r.get(0)?,
+            task_id: r.get(1)?,
+            status: r.get(2)?,
+            reason: r.get(3)?,
+            body: r.get(4)?,
+        })
+    }
+
+    pub(super) fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    pub(super) fn parse(self) -> Result<StoredTaskTrajectory, StoreError> {
+        Ok(StoredTaskTrajectory {
+            trajectory: from_json("task trajectory", &self.trajectory_id, &self.body)?,
+            trajectory_id: self.trajectory_id,
+            task_id: self.task_id,
+            status: self.status,
+            reason: self.reason,
+        })
+    }
+}
+
 impl Store {
     /// Records a task's validation in one transaction: every attempt, the new
     /// status (`validated` or `rejected`) with the reason, and the updated body.
@@ -441,26 +477,10 @@ impl Store {
              WHERE ?1 IS NULL OR tt.status = ?1
              ORDER BY t.version, t.seq, length(tt.trajectory_id), tt.trajectory_id",
         )?;
-        let rows = stmt.query_map([status], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, TrajectoryStatus>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })?;
+        let rows = stmt.query_map([status], TaskTrajectoryRow::read)?;
         let mut out = Vec::new();
         for row in rows {
-            let (trajectory_id, task_id, status, reason, body) = row?;
-            let trajectory = from_json("task trajectory", &trajectory_id, &body)?;
-            out.push(StoredTaskTrajectory {
-                trajectory_id,
-                task_id,
-                status,
-                reason,
-                trajectory,
-            });
+            out.push(row?.parse()?);
         }
         Ok(out)
     }
