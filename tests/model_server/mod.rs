@@ -482,13 +482,16 @@ impl Brain {
     }
 }
 
+/// Makes a check call of its one argument.
+type CallOf = fn(String) -> synth::model::CheckCall;
+
 /// The failing checks an actor prompt's feedback words as goals ("expects a
 /// click on 'X', ...", "expects typing 'X', ...", "expects the key press 'X',
 /// ..."), read the way a model reads them.
 fn read_actor_feedback(text: &str) -> ActorFeedback {
     let mut checks = Vec::new();
     let mut rest = text;
-    let markers: [(&str, fn(String) -> synth::model::CheckCall); 3] = [
+    let markers: [(&str, CallOf); 3] = [
         ("expects a click on '", |text| {
             synth::model::CheckCall::CheckMouseClicks { text }
         }),
