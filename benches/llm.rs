@@ -12,16 +12,15 @@
 //!
 //! Environment: LLM_BENCH_CALLS (throughput calls, default 640).
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
 use serde_json::json;
 use synth::llm::config::RoleModel;
 use synth::llm::{
     ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, NeutralSubtask, Outcome,
-    ReconstructRequest, Role, CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
+    ReconstructRequest, Role,
 };
+use synth::store::calls::CallLog;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -43,11 +42,8 @@ fn cfg(base: &str, concurrency: usize) -> LlmConfig {
     cfg
 }
 
-fn store() -> Arc<Mutex<Connection>> {
-    let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
-    c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
-    Arc::new(Mutex::new(c))
+fn store() -> CallLog {
+    CallLog::in_memory().unwrap()
 }
 
 fn req(i: usize) -> ReconstructRequest {

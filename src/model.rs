@@ -47,15 +47,11 @@ pub enum SubtaskStatus {
     Rejected,
 }
 
-impl SubtaskStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubtaskStatus::Proposed => "proposed",
-            SubtaskStatus::Verified => "verified",
-            SubtaskStatus::Rejected => "rejected",
-        }
-    }
-}
+crate::store::status::text_enum!(SubtaskStatus, "subtask status" {
+    Proposed => "proposed",
+    Verified => "verified",
+    Rejected => "rejected",
+});
 
 /// Where a record came from: which backend and model made it, from which prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -410,6 +406,29 @@ pub struct Dag {
     pub edges: BTreeMap<String, Vec<String>>,
 }
 
+impl Dag {
+    /// The edges as (from, to) positions in `nodes`, or the first edge (from, to)
+    /// that names a node not in `nodes`.
+    pub fn edge_positions(&self) -> Result<Vec<(usize, usize)>, (&str, &str)> {
+        let index: BTreeMap<&str, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let mut edges = Vec::new();
+        for (from, tos) in &self.edges {
+            for to in tos {
+                match (index.get(from.as_str()), index.get(to.as_str())) {
+                    (Some(&a), Some(&b)) => edges.push((a, b)),
+                    _ => return Err((from, to)),
+                }
+            }
+        }
+        Ok(edges)
+    }
+}
+
 /// A node of a composed task: which instantiated subtask it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskNode {
@@ -552,6 +571,17 @@ pub struct Levels {
 }
 
 impl Levels {
+    /// The same level in every dimension.
+    pub fn uniform(l: Level) -> Levels {
+        Levels {
+            dependency: l,
+            instruction: l,
+            knowledge: l,
+            hierarchy: l,
+            branch: l,
+        }
+    }
+
     pub fn get(&self, d: Dimension) -> Level {
         match d {
             Dimension::Dependency => self.dependency,

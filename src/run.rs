@@ -273,7 +273,7 @@ pub fn run(
     } else {
         let stored = cx
             .store
-            .count(Table::Intents, Some(IntentStatus::Accepted.as_str()))
+            .count(Table::Intents, Some(&IntentStatus::Accepted))
             .map_err(crate::pipeline::intents::IntentsStageError::from)?;
         timed(
             &mut stages,

@@ -60,7 +60,7 @@ impl StageContext<'_> {
         crate::llm::select_backend(
             self.llm.backend,
             self.llm.config.clone(),
-            self.store.shared_conn(),
+            self.store.call_log(),
             opts,
             offline,
             self.llm.replay_file.clone(),

@@ -277,7 +277,31 @@ fn offline_explore_is_deterministic() {
     assert_eq!(rows(&store).len(), before);
 }
 
-fn code_request(s: &Subtask, feedback: Option<String>) -> CodeRequest {
+/// Evidence that a control and a text never appeared during the trajectory.
+fn never_appeared(control: &str, text: &str) -> synth::llm::CoderFeedback {
+    use synth::llm::{CheckEvidence, Finding};
+    synth::llm::CoderFeedback::FailedChecks {
+        checks: vec![
+            CheckEvidence {
+                call: CheckCall::CheckMouseClicks {
+                    text: control.into(),
+                },
+                expect: true,
+                findings: vec![Finding::NoSuchControl {
+                    text: control.into(),
+                }],
+            },
+            CheckEvidence {
+                call: CheckCall::CheckTextExists { text: text.into() },
+                expect: true,
+                findings: vec![Finding::NeverShown { text: text.into() }],
+            },
+        ],
+        seen: vec!["Export PDF".into(), "Save".into()],
+    }
+}
+
+fn code_request(s: &Subtask, feedback: Option<synth::llm::CoderFeedback>) -> CodeRequest {
     CodeRequest {
         instruction_template: s.instruction_template.clone(),
         application: s.application.clone(),
@@ -426,7 +450,7 @@ fn offline_coder_drops_checks_the_evidence_refutes() {
         == CheckCall::CheckKeyboardTypes {
             text: "{pdf_path}".into()
         }));
-    let feedback = "control 'Export' never appeared; texts seen: 'Export PDF', 'Save'".to_string();
+    let feedback = never_appeared("Export", "nothing to see");
     let Outcome::Accepted(after) = coder.answer(&code_request(s, Some(feedback))).unwrap() else {
         panic!("rejected");
     };
@@ -437,7 +461,7 @@ fn offline_coder_drops_checks_the_evidence_refutes() {
     assert_eq!(after.len(), checks.len() - 1);
     // A refuted parameter value drops the checks that name it.
     let pdf = s.available_parameters[0]["pdf_path"].clone();
-    let feedback = format!("file '{pdf}' does not exist; files that exist: '/home/user/a.txt'");
+    let feedback = never_appeared("Cancel", &pdf);
     let Outcome::Accepted(after) = coder.answer(&code_request(s, Some(feedback))).unwrap() else {
         panic!("rejected");
     };

@@ -17,7 +17,7 @@ use synth::model::{
     ActionCall, Check, CheckCall, Dag, Evaluation, ParameterSet, Provenance, Subtask, SubtaskId,
     SubtaskStatus, SubtaskTrajectory, Task, TaskId, TaskNode, TaskTrajectory, TrajectoryAction,
 };
-use synth::store::Store;
+use synth::store::{Store, TaskStatus, TrajectoryStatus};
 
 fn click(text: &str) -> TrajectoryAction {
     TrajectoryAction {
@@ -339,16 +339,30 @@ fn dataset() -> Workspace {
         )
         .unwrap();
     for id in ["task-a", "task-b", "task-c"] {
-        assert!(store.set_task_status(id, "validated", None).unwrap());
+        assert!(store
+            .set_task_status(id, TaskStatus::Validated, None)
+            .unwrap());
     }
     store
-        .put_task_trajectory(&trajectory(&a, 0, &[&subs[0], &subs[1]]), "ok", None)
+        .put_task_trajectory(
+            &trajectory(&a, 0, &[&subs[0], &subs[1]]),
+            TrajectoryStatus::Ok,
+            None,
+        )
         .unwrap();
     store
-        .put_task_trajectory(&trajectory(&b, 0, &[&subs[2], &subs[3]]), "ok", None)
+        .put_task_trajectory(
+            &trajectory(&b, 0, &[&subs[2], &subs[3]]),
+            TrajectoryStatus::Ok,
+            None,
+        )
         .unwrap();
     store
-        .put_task_trajectory(&trajectory(&c, 0, &[&subs[3]]), "failed", Some("n0"))
+        .put_task_trajectory(
+            &trajectory(&c, 0, &[&subs[3]]),
+            TrajectoryStatus::Failed,
+            Some("n0"),
+        )
         .unwrap();
     ws
 }
@@ -1185,10 +1199,12 @@ fn build_throughput_workspace() {
         .unwrap();
     for t in &tasks {
         store
-            .set_task_status(&t.task_id.as_ref().unwrap().0, "validated", None)
+            .set_task_status(&t.task_id.as_ref().unwrap().0, TaskStatus::Validated, None)
             .unwrap();
     }
     for t in &trajs {
-        store.put_task_trajectory(t, "ok", None).unwrap();
+        store
+            .put_task_trajectory(t, TrajectoryStatus::Ok, None)
+            .unwrap();
     }
 }

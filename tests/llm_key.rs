@@ -10,13 +10,11 @@ use llm_support::*;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::Connection;
 use serde_json::json;
 use synth::llm::config::RoleModel;
-use synth::llm::record::{self, CallOutcome};
+use synth::llm::record::CallOutcome;
 use synth::llm::{
     ApiKey, ClientOptions, LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, Role,
-    CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -108,10 +106,8 @@ async fn key_is_nowhere_in_store_logs_or_errors() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("synth.db");
-    let conn = Connection::open(&db).unwrap();
-    conn.execute_batch(CALL_RECORD_MIGRATION).unwrap();
-    conn.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
-    let store = Arc::new(Mutex::new(conn));
+    let db_store = synth::store::Store::open(&db).unwrap();
+    let store = db_store.call_log();
     let llm = client(cfg(&server.uri()), &store, false).await;
     let mut errors = Vec::new();
     // 500 (echoing the key) then success.
@@ -142,6 +138,7 @@ async fn key_is_nowhere_in_store_logs_or_errors() {
     errors.push(format!("{:?}", cfg(&server.uri())));
     drop(llm);
     drop(store);
+    drop(db_store);
 
     for e in &errors {
         assert!(!e.contains(KEY), "key in error: {e}");
@@ -159,7 +156,10 @@ async fn key_is_nowhere_in_store_logs_or_errors() {
     assert!(log_text.contains("retrying model request"), "{log_text}");
     assert!(!log_text.contains(KEY), "key in logs: {log_text}");
     // The recorded error is redacted too, but kept.
-    let conn = Connection::open(&db).unwrap();
-    let recs = record::all(&conn).unwrap();
+    let recs = synth::store::Store::open_reader(&db)
+        .unwrap()
+        .call_log()
+        .all()
+        .unwrap();
     assert!(recs.iter().any(|r| r.outcome == CallOutcome::Error));
 }

@@ -10,18 +10,17 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
 use serde_json::{json, Value};
 use synth::llm::config::{Price, RoleModel};
 use synth::llm::record::{self, CallOutcome};
 use synth::llm::{
     model_check_api_docs, ActRequest, ApiKey, Backend, ClientOptions, CodeRequest, ControlInfo,
     LanguageModel, LlmClient, LlmConfig, LlmError, Outcome, ReplaySource, Role, StepStatus,
-    CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
 };
+use synth::store::calls::CallLog;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -52,11 +51,8 @@ fn cfg(base: &str) -> LlmConfig {
     cfg
 }
 
-fn memory_store() -> Arc<Mutex<Connection>> {
-    let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
-    c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
-    Arc::new(Mutex::new(c))
+fn memory_store() -> CallLog {
+    CallLog::in_memory().unwrap()
 }
 
 fn chat() -> wiremock::MockBuilder {
@@ -81,8 +77,9 @@ async fn requests(server: &MockServer) -> Vec<Value> {
         .collect()
 }
 
-fn outcomes(store: &Arc<Mutex<Connection>>) -> Vec<CallOutcome> {
-    record::all(&store.lock().unwrap())
+fn outcomes(store: &CallLog) -> Vec<CallOutcome> {
+    store
+        .all()
         .unwrap()
         .into_iter()
         .map(|r| r.outcome)
@@ -178,7 +175,7 @@ async fn request_shape_model_per_role_image_json_mode_and_auth() {
     assert!(bodies[1]["messages"][1]["content"].is_string());
 
     // Recorded: no image bytes, the image's hash, usage and cost.
-    let recs = record::all(&store.lock().unwrap()).unwrap();
+    let recs = store.all().unwrap();
     assert_eq!(recs[0].role, Role::Actor);
     assert_eq!(recs[0].model, "vision-model");
     assert!(recs[0].request["messages"][1]["image_sha256"].is_string());
@@ -217,7 +214,7 @@ async fn rate_limit_429_honours_retry_after() {
     assert!(matches!(reply.outcome, Outcome::Accepted(_)));
     assert_eq!(reply.info.http_requests, 2);
     assert_eq!(requests(&server).await.len(), 2);
-    let recs = record::all(&store.lock().unwrap()).unwrap();
+    let recs = store.all().unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].http_attempts, 2);
     assert_eq!(recs[0].outcome, CallOutcome::Accepted);
@@ -486,7 +483,7 @@ async fn reply_that_fails_validation_is_rejected_with_raw_text() {
         outcomes(&store),
         vec![CallOutcome::Invalid, CallOutcome::Rejected]
     );
-    let recs = record::all(&store.lock().unwrap()).unwrap();
+    let recs = store.all().unwrap();
     assert_eq!(recs[1].reply.as_deref(), Some(bad));
     assert!(recs[1]
         .error
@@ -634,7 +631,7 @@ async fn replay_answers_from_store_or_jsonl_and_names_misses() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("calls.jsonl");
     let mut out = Vec::new();
-    record::export_jsonl(&store.lock().unwrap(), &mut out).unwrap();
+    record::export_jsonl(&store.all().unwrap(), &mut out).unwrap();
     std::fs::write(&file, out).unwrap();
     let from_file = LlmClient::replay(
         cfg("http://127.0.0.1:9"),

@@ -54,7 +54,15 @@ fn actor_prompt() {
                 control_text: "File".into(),
             },
         }],
-        feedback: Some("check_file_exists('/home/user/Documents/report.pdf') failed".into()),
+        feedback: Some(synth::llm::ActorFeedback::FailedChecks {
+            checks: vec![synth::llm::FailedCheck {
+                call: synth::model::CheckCall::CheckFileExists {
+                    file_path: "/home/user/Documents/report.pdf".into(),
+                },
+                expect: true,
+                message: None,
+            }],
+        }),
         screenshot: None,
     };
     insta::assert_snapshot!("actor", show(Prompts::embedded().render(&req).unwrap()));

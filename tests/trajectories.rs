@@ -108,8 +108,12 @@ fn a_broken_subtask_trajectory_fails_with_the_node_that_did_not_complete() {
     let (ws, report) = pipeline(&broken, "1");
     assert!(report.contains("failed"), "{report}");
     let store = synth::store::Store::open(&ws.file("generated/synth.sqlite")).unwrap();
-    let failed = store.task_trajectories(Some("failed")).unwrap();
-    let ok = store.task_trajectories(Some("ok")).unwrap();
+    let failed = store
+        .task_trajectories(Some(synth::store::TrajectoryStatus::Failed))
+        .unwrap();
+    let ok = store
+        .task_trajectories(Some(synth::store::TrajectoryStatus::Ok))
+        .unwrap();
     assert!(!failed.is_empty() && !ok.is_empty());
     for f in &failed {
         let reason = f.reason.as_deref().unwrap();

@@ -27,8 +27,8 @@ use synth::pipeline::validate::stage::{
 use synth::pipeline::validate::{compare, neutral_subtasks, NeutralSubtasks};
 use synth::pipeline::{LlmSetup, StageContext};
 use synth::resources::Catalog;
-use synth::store::tasks::{REJECTED, VALIDATED};
 use synth::store::Store;
+use synth::store::TaskStatus;
 
 const SEED: u64 = 11;
 
@@ -90,7 +90,7 @@ fn record_sample<R: RoleRequest>(
         created_at: None,
         faults: Default::default(),
     };
-    record::insert(&store.conn(), &rec).unwrap();
+    store.call_log().insert(&rec).unwrap();
 }
 
 fn node(app: &str, instruction: &str) -> TaskNode {
@@ -285,7 +285,7 @@ fn a_lost_parallel_branch_is_exposed_and_the_resummary_passes() {
     );
     assert_eq!(report.first_attempt, 0);
     let stored = fx.store.tasks(None).unwrap();
-    assert_eq!(stored[0].status, VALIDATED);
+    assert_eq!(stored[0].status, TaskStatus::Validated);
     let t = &stored[0].task;
     assert_eq!(t.task_instruction, FORKED);
     assert_eq!(t.validation.len(), 2);
@@ -348,7 +348,7 @@ fn a_summary_that_never_agrees_is_rejected_after_n_attempts() {
     let report = run(&ValidateArgs { attempts: 3 }, &fx.cx()).unwrap();
     assert_eq!((report.validated, report.rejected), (0, 1), "{report}");
     let stored = fx.store.tasks(None).unwrap();
-    assert_eq!(stored[0].status, REJECTED);
+    assert_eq!(stored[0].status, TaskStatus::Rejected);
     assert_eq!(stored[0].task.validation.len(), 3);
     let attempts = fx.store.validation_attempts("t-stubborn").unwrap();
     assert_eq!(attempts.len(), 3);

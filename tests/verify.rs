@@ -613,7 +613,7 @@ fn loop_converges_when_feedback_reaches_both_sides_and_replays() {
     let record = tempfile::NamedTempFile::new().unwrap();
     {
         let mut f = std::fs::File::create(record.path()).unwrap();
-        synth::llm::record::export_jsonl(&store.conn(), &mut f).unwrap();
+        synth::llm::record::export_jsonl(&store.call_log().all().unwrap(), &mut f).unwrap();
     }
     drop(server);
     let replayed = Store::open_in_memory().unwrap();

@@ -579,7 +579,10 @@ impl Agent for ModelAgent<'_> {
                 })
                 .collect(),
             history: self.history[start..].to_vec(),
-            feedback: observation.feedback.clone(),
+            feedback: observation
+                .feedback
+                .clone()
+                .map(|message| crate::llm::ActorFeedback::Environment { message }),
             screenshot: if self.screenshots {
                 observation.screenshot(true).ok()
             } else {

@@ -20,6 +20,7 @@ use crate::env::SimDesktop;
 use crate::llm::{Backend, OfflineRoles};
 use crate::model::{Subtask, SubtaskId, SubtaskStatus, Task};
 use crate::pipeline::StageContext;
+use crate::store::{RunStatus, TaskStatus};
 
 use super::bench::{
     instruction_for, run_episode, AgentKind, ModelAgent, OfflineAgent, RandomAgent,
@@ -137,7 +138,7 @@ impl fmt::Display for BenchReport {
 
 /// The tasks, verified subtasks and desktop every run is scored against.
 struct Bench {
-    tasks: BTreeMap<String, (String, Task)>,
+    tasks: BTreeMap<String, (TaskStatus, Task)>,
     order: Vec<String>,
     subtasks: BTreeMap<SubtaskId, Subtask>,
     desktop: SimDesktop,
@@ -148,7 +149,7 @@ impl Bench {
         let mut tasks = BTreeMap::new();
         let mut order = Vec::new();
         for stored in cx.store.tasks(None)? {
-            if stored.status == "rejected" {
+            if stored.status == TaskStatus::Rejected {
                 continue;
             }
             let id = task_label(&stored.task);
@@ -236,12 +237,7 @@ impl Bench {
 }
 
 fn now(cx: &StageContext<'_>) -> String {
-    cx.store
-        .conn()
-        .query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", [], |r| {
-            r.get::<_, String>(0)
-        })
-        .unwrap_or_default()
+    cx.store.now_utc().unwrap_or_default()
 }
 
 /// The agent name for a runs folder: its name, or its parent's when it is `runs`.
@@ -311,7 +307,8 @@ fn select<'b>(args: &BenchArgs, bench: &'b Bench) -> Result<Vec<&'b Task>, EvalE
         .iter()
         .filter_map(|id| bench.tasks.get(id))
         .filter(|(status, _)| {
-            status == "validated" || (args.include_composed && status == "composed")
+            *status == TaskStatus::Validated
+                || (args.include_composed && *status == TaskStatus::Composed)
         })
         .map(|(_, t)| t)
         .take(args.limit.unwrap_or(usize::MAX))
@@ -365,7 +362,7 @@ pub fn bench(args: &BenchArgs, cx: &StageContext<'_>) -> Result<BenchReport, Eva
             // Keep the original error; the run record is best effort here.
             let _ = cx.store.finish_run(
                 run_id,
-                "failed",
+                RunStatus::Failed,
                 &serde_json::json!({"error": e.to_string()}),
             );
             return Err(e);
@@ -373,7 +370,11 @@ pub fn bench(args: &BenchArgs, cx: &StageContext<'_>) -> Result<BenchReport, Eva
     };
     cx.store.finish_run(
         run_id,
-        if errors.is_empty() { "ok" } else { "partial" },
+        if errors.is_empty() {
+            RunStatus::Ok
+        } else {
+            RunStatus::Partial
+        },
         &serde_json::json!({
             "tasks": scores.tasks,
             "overall": scores.overall,

@@ -136,27 +136,13 @@ pub fn cs_max_of(dag: &Dag, app_of: &BTreeMap<String, String>) -> Result<usize, 
 }
 
 fn small_dag(dag: &Dag, label: &str) -> Result<SmallDag, EvalError> {
-    let index: BTreeMap<&str, usize> = dag
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut edges = Vec::new();
-    for (from, tos) in &dag.edges {
-        for to in tos {
-            match (index.get(from.as_str()), index.get(to.as_str())) {
-                (Some(&a), Some(&b)) => edges.push((a, b)),
-                _ => {
-                    return Err(EvalError::UnknownEdgeNode {
-                        task: label.to_string(),
-                        from: from.clone(),
-                        to: to.clone(),
-                    })
-                }
-            }
-        }
-    }
+    let edges = dag
+        .edge_positions()
+        .map_err(|(from, to)| EvalError::UnknownEdgeNode {
+            task: label.to_string(),
+            from: from.to_string(),
+            to: to.to_string(),
+        })?;
     SmallDag::from_edges(dag.nodes.len(), &edges).map_err(|source| EvalError::Graph {
         task: label.to_string(),
         source,
@@ -848,13 +834,7 @@ mod tests {
             stalled_at: None,
             error: None,
             capabilities: caps.iter().map(|s| s.to_string()).collect(),
-            levels: Some(Levels {
-                dependency: l,
-                instruction: l,
-                knowledge: l,
-                hierarchy: l,
-                branch: l,
-            }),
+            levels: Some(Levels::uniform(l)),
         }
     }
 

@@ -398,7 +398,7 @@ impl Dataset {
             .map(|s| (s.id.clone(), s))
             .collect();
         let mut by_task: BTreeMap<String, Vec<TaskTrajectory>> = BTreeMap::new();
-        for t in store.task_trajectories(Some("ok"))? {
+        for t in store.task_trajectories(Some(crate::store::TrajectoryStatus::Ok))? {
             by_task
                 .entry(t.trajectory.task_id.0.clone())
                 .or_default()
@@ -408,7 +408,7 @@ impl Dataset {
         let mut trajectories = Vec::new();
         let mut skipped = Vec::new();
         for stored in store.tasks(None)? {
-            if stored.status != "validated" {
+            if stored.status != crate::store::TaskStatus::Validated {
                 continue;
             }
             let task = stored.task;

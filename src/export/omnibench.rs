@@ -108,22 +108,9 @@ fn renamed(task: &Task, ids: &BTreeMap<String, String>) -> Task {
 /// order (task trajectories refer to them by position). A task whose graph does
 /// not parse (unknown node, cycle, too many nodes) keeps its orders.
 fn list_orders(task: &mut Task, cap: usize) {
-    let index: BTreeMap<&str, usize> = task
-        .dag
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut edges = Vec::new();
-    for (a, bs) in &task.dag.edges {
-        for b in bs {
-            match (index.get(a.as_str()), index.get(b.as_str())) {
-                (Some(&x), Some(&y)) => edges.push((x, y)),
-                _ => return,
-            }
-        }
-    }
+    let Ok(edges) = task.dag.edge_positions() else {
+        return;
+    };
     let Ok(g) = SmallDag::from_edges(task.dag.nodes.len(), &edges) else {
         return;
     };

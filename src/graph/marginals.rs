@@ -129,16 +129,6 @@ mod tests {
     use super::*;
     use crate::graph::spec::Profile;
 
-    fn levels(l: Level) -> Levels {
-        Levels {
-            dependency: l,
-            instruction: l,
-            knowledge: l,
-            hierarchy: l,
-            branch: l,
-        }
-    }
-
     #[test]
     fn uniform_profile_drift_is_named_per_level() {
         let spec = ComposeSpec {
@@ -150,21 +140,21 @@ mod tests {
         let mut m = Marginals::default();
         for _ in 0..1000 {
             for l in Level::ALL {
-                m.add(&levels(l));
+                m.add(&Levels::uniform(l));
             }
         }
         assert!(drift(&m, &shares, TOLERANCE_POINTS).is_empty());
         // Only hard tasks: every level of every dimension is off.
         let mut hard = Marginals::default();
         for _ in 0..1000 {
-            hard.add(&levels(Level::Hard));
+            hard.add(&Levels::uniform(Level::Hard));
         }
         let d = drift(&hard, &shares, TOLERANCE_POINTS);
         assert_eq!(d.len(), 15);
         assert_eq!(d[2].to_string(), "dependency=hard 100.0% (profile 33.3%)");
         // One task is easy at every dimension: that says nothing of its profile.
         let mut few = Marginals::default();
-        few.add(&levels(Level::Easy));
+        few.add(&Levels::uniform(Level::Easy));
         let noisy = drift(&few, &shares, TOLERANCE_POINTS);
         assert!(noisy.is_empty(), "{noisy:?}");
     }

@@ -7,8 +7,7 @@
 //! when the reply is unusable, records every fresh exchange, and counts usage and
 //! cost per role.
 //!
-//! The record is shared as `Arc<std::sync::Mutex<rusqlite::Connection>>`; the lock
-//! is held for one statement at a time, never across an `.await`.
+//! The record is the store's [`CallLog`], shared by every clone of the client.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -17,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rusqlite::Connection;
+use crate::store::calls::CallLog;
 use tokio::sync::Semaphore;
 use tracing::{debug, warn};
 
@@ -160,7 +159,7 @@ struct Inner {
     cfg: LlmConfig,
     mode: Mode,
     backend: Backend,
-    conn: Arc<Mutex<Connection>>,
+    calls: CallLog,
     prompts: Prompts,
     semaphore: Arc<Semaphore>,
     policy: RetryPolicy,
@@ -208,18 +207,12 @@ struct Exchanged {
     faults: std::collections::BTreeMap<String, u32>,
 }
 
-fn lock(conn: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
-    // A panic while holding the lock cannot leave a half-written row (SQLite
-    // statements are atomic), so a poisoned lock is safe to reuse.
-    conn.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl LlmClient {
     fn build(
         cfg: LlmConfig,
         mode: Mode,
         backend: Backend,
-        conn: Arc<Mutex<Connection>>,
+        calls: CallLog,
         opts: &ClientOptions,
     ) -> Result<LlmClient, LlmError> {
         cfg.validate()?;
@@ -231,7 +224,7 @@ impl LlmClient {
                 cfg,
                 mode,
                 backend,
-                conn,
+                calls,
                 prompts,
                 counters: Default::default(),
                 run_id: opts.run_id.clone(),
@@ -249,7 +242,7 @@ impl LlmClient {
     /// [`LlmError::Unreachable`] / [`LlmError::Unauthorized`] and the like.
     pub async fn openai(
         cfg: LlmConfig,
-        conn: Arc<Mutex<Connection>>,
+        calls: CallLog,
         opts: ClientOptions,
     ) -> Result<LlmClient, LlmError> {
         let transport = OpenAiTransport::new(&cfg)?;
@@ -265,7 +258,7 @@ impl LlmClient {
             cfg,
             Mode::OpenAi(Box::new(transport)),
             Backend::OpenAi,
-            conn,
+            calls,
             &opts,
         )
     }
@@ -276,7 +269,7 @@ impl LlmClient {
     /// [`LlmError::ReplayFile`] when the JSONL file does not read.
     pub fn replay(
         cfg: LlmConfig,
-        conn: Arc<Mutex<Connection>>,
+        calls: CallLog,
         source: ReplaySource,
         opts: ClientOptions,
     ) -> Result<LlmClient, LlmError> {
@@ -284,7 +277,7 @@ impl LlmClient {
             ReplaySource::Store => Mode::ReplayStore,
             ReplaySource::Jsonl(path) => Mode::ReplayMap(record::load_jsonl(&path)?),
         };
-        LlmClient::build(cfg, mode, Backend::Replay, conn, &opts)
+        LlmClient::build(cfg, mode, Backend::Replay, calls, &opts)
     }
 
     /// The concurrency limit, for stages that also want to bound other work by it.
@@ -413,7 +406,7 @@ impl LlmClient {
                     created_at: None,
                     faults,
                 };
-                record::insert(&lock(&inner.conn), &rec)?;
+                inner.calls.insert(&rec)?;
             }
             match parsed {
                 Ok(value) => {
@@ -466,7 +459,7 @@ impl LlmClient {
         let inner = &*self.inner;
         let recorded = match &inner.mode {
             Mode::OpenAi(_) if inner.no_cache => None,
-            Mode::OpenAi(_) | Mode::ReplayStore => record::lookup(&lock(&inner.conn), key)?,
+            Mode::OpenAi(_) | Mode::ReplayStore => inner.calls.lookup(key)?,
             Mode::ReplayMap(map) => map.get(key).cloned(),
         };
         if let Some(rec) = recorded {
@@ -584,7 +577,7 @@ impl LlmClient {
                         created_at: None,
                         faults,
                     };
-                    record::insert(&lock(&inner.conn), &rec)?;
+                    inner.calls.insert(&rec)?;
                     return Err(e);
                 }
             }
@@ -626,17 +619,17 @@ impl LanguageModel for LlmClient {
 pub async fn select_backend(
     backend: Backend,
     cfg: LlmConfig,
-    conn: Arc<Mutex<Connection>>,
+    calls: CallLog,
     opts: ClientOptions,
     offline: OfflineRoles,
     replay_file: Option<PathBuf>,
 ) -> Result<Arc<dyn LanguageModel>, LlmError> {
     Ok(match backend {
         Backend::Offline => Arc::new(offline),
-        Backend::OpenAi => Arc::new(LlmClient::openai(cfg, conn, opts).await?),
+        Backend::OpenAi => Arc::new(LlmClient::openai(cfg, calls, opts).await?),
         Backend::Replay => {
             let source = replay_file.map_or(ReplaySource::Store, ReplaySource::Jsonl);
-            Arc::new(LlmClient::replay(cfg, conn, source, opts)?)
+            Arc::new(LlmClient::replay(cfg, calls, source, opts)?)
         }
     })
 }

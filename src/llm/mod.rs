@@ -17,11 +17,13 @@
 //!   unparsable replies, usage and cost accounting.
 //! - [`openai`]: one HTTP exchange with an OpenAI-compatible endpoint through
 //!   async-openai (its built-in retry is replaced by ours, see [`retry`]).
-//! - [`record`]: the `model_calls` table ([`record::CALL_RECORD_MIGRATION`]), call
-//!   keys, JSONL import/export and [`record::usage_summary`].
+//! - [`record`]: the call record type, call keys and JSONL import/export (the rows
+//!   live in the store's `model_calls` table, see [`crate::store::calls`]).
 //! - [`offline`]: [`OfflineRoles`], the seam where rule-based role implementations
 //!   plug in.
 //! - [`ping`]: `synth llm ping`.
+//! - [`feedback`]: cross-verification feedback for the actor and the coder, as
+//!   data; rendered to text only in their prompts.
 //!
 //! The throughput/overhead benchmark is `benches/llm.rs` (a bench only: its loopback
 //! server is wiremock, a dev-dependency).
@@ -33,6 +35,7 @@
 pub mod budget;
 pub mod client;
 pub mod config;
+pub mod feedback;
 pub mod offline;
 pub mod openai;
 pub mod parse;
@@ -50,11 +53,10 @@ pub use client::{
     select_backend, ClientOptions, LlmClient, ReplaySource, UsageCounts, UsageSnapshot,
 };
 pub use config::{ApiKey, Backend, LlmConfig, LlmOverrides, RoleModel};
+pub use feedback::{ActorFeedback, CheckEvidence, CoderFeedback, FailedCheck, Finding, Subgoals};
 pub use offline::{OfflineRole, OfflineRoles};
 pub use ping::{ping, PingReport};
-pub use record::{
-    fault_summary, usage_summary, RoleUsage, CALL_FAULTS_MIGRATION, CALL_RECORD_MIGRATION,
-};
+pub use record::{CallOutcome, RoleUsage};
 pub use roles::*;
 
 /// The six language-model roles
@@ -168,8 +170,8 @@ pub enum LlmError {
     OfflineUnavailable { role: Role },
     #[error("prompt template {role}.tera: {message}")]
     Prompt { role: Role, message: String },
-    #[error("call record: {0}")]
-    Record(#[from] rusqlite::Error),
+    #[error("cannot use the call record")]
+    Record(#[from] crate::store::StoreError),
     #[error("replay file {path}:{line}: {message}")]
     ReplayFile {
         path: String,

@@ -112,10 +112,13 @@ impl Prompts {
     /// [`LlmError::Prompt`] when rendering fails or the markers are missing.
     pub fn render<R: RoleRequest>(&self, req: &R) -> Result<RenderedPrompt, LlmError> {
         let role = R::ROLE;
-        let context = Context::from_serialize(req).map_err(|e| LlmError::Prompt {
+        let mut context = Context::from_serialize(req).map_err(|e| LlmError::Prompt {
             role,
             message: error_chain(&e),
         })?;
+        for (name, text) in req.rendered_fields() {
+            context.insert(name, &text);
+        }
         let text = self
             .tera
             .render(&template_name(role), &context)

@@ -1,52 +1,21 @@
 //! The call record: every model call, keyed by a hash of what was asked.
 //!
-//! Owns the `model_calls` table ([`CALL_RECORD_MIGRATION`], which the store adds to
-//! its versioned migrations), the call key, row insert and lookup, JSONL export and
-//! import (for the `replay` backend), and [`usage_summary`] for `synth stats`.
+//! Owns the record type ([`CallRecord`]), the call key, and the JSONL export and
+//! import (for the `replay` backend). The rows live in the store's `model_calls`
+//! table, read and written through [`crate::store::calls::CallLog`].
 //!
 //! The key is the sha256 of (role, model, rendered messages, sampling parameters);
 //! images enter it as their own sha256. The API key is part of neither the key nor
-//! the row. Functions take a `&rusqlite::Connection`; the client shares one as
-//! `Arc<Mutex<Connection>>` and holds the lock only for one statement.
+//! the row.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{LlmError, Role};
-
-/// Creates `model_calls`. Idempotent (`IF NOT EXISTS`).
-pub const CALL_RECORD_MIGRATION: &str = "
-CREATE TABLE IF NOT EXISTS model_calls (
-    id                INTEGER PRIMARY KEY AUTOINCREMENT,
-    key_hash          TEXT    NOT NULL,  -- sha256 of role, model, messages, sampling params
-    role              TEXT    NOT NULL,
-    model             TEXT    NOT NULL,
-    run_id            TEXT    NOT NULL,
-    request           TEXT    NOT NULL,  -- JSON {messages, params}; images as sha256; no key
-    reply             TEXT,              -- the model's raw text; NULL when none came
-    prompt_tokens     INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd          REAL    NOT NULL DEFAULT 0,
-    latency_ms        INTEGER NOT NULL DEFAULT 0,
-    http_attempts     INTEGER NOT NULL DEFAULT 0,
-    outcome           TEXT    NOT NULL,  -- accepted | invalid | rejected | error
-    error             TEXT,              -- validation or transport error (redacted)
-    created_at        TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-);
-CREATE INDEX IF NOT EXISTS model_calls_key ON model_calls (key_hash, id);
-CREATE INDEX IF NOT EXISTS model_calls_run ON model_calls (run_id, role);
-";
-
-/// Adds `faults` to `model_calls` (schema version 5): per recorded exchange, the
-/// faults met on the way, by class (`{"rate_limited": 1, "not_json": 1}`): failed
-/// HTTP attempts that were retried, and an unusable reply that was re-asked or
-/// rejected. NULL when there was none.
-pub const CALL_FAULTS_MIGRATION: &str = "ALTER TABLE model_calls ADD COLUMN faults TEXT;";
 
 /// Who speaks a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,25 +95,12 @@ pub enum CallOutcome {
     Error,
 }
 
-impl CallOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallOutcome::Accepted => "accepted",
-            CallOutcome::Invalid => "invalid",
-            CallOutcome::Rejected => "rejected",
-            CallOutcome::Error => "error",
-        }
-    }
-
-    fn parse(s: &str) -> CallOutcome {
-        match s {
-            "accepted" => CallOutcome::Accepted,
-            "invalid" => CallOutcome::Invalid,
-            "rejected" => CallOutcome::Rejected,
-            _ => CallOutcome::Error,
-        }
-    }
-}
+crate::store::status::text_enum!(CallOutcome, "call outcome" {
+    Accepted => "accepted",
+    Invalid => "invalid",
+    Rejected => "rejected",
+    Error => "error",
+});
 
 /// One row of `model_calls`, also one line of a replay JSONL file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,99 +126,20 @@ pub struct CallRecord {
     pub error: Option<String>,
     #[serde(default)]
     pub created_at: Option<String>,
-    /// Faults met by this exchange, by class (see [`CALL_FAULTS_MIGRATION`]).
+    /// Faults met by this exchange, by class (see [`crate::store::calls::CALL_FAULTS_MIGRATION`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub faults: BTreeMap<String, u32>,
 }
 
-/// Appends a row.
+/// Writes every record with a reply as one JSON line (the replay file format);
+/// returns how many.
 ///
 /// # Errors
-/// SQLite errors (e.g. the migration was not applied).
-pub fn insert(conn: &Connection, rec: &CallRecord) -> Result<i64, LlmError> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT INTO model_calls (key_hash, role, model, run_id, request, reply, prompt_tokens,
-             completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error, faults)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )?;
-    stmt.execute(params![
-        rec.key_hash,
-        rec.role.as_str(),
-        rec.model,
-        rec.run_id,
-        rec.request.to_string(),
-        rec.reply,
-        rec.prompt_tokens as i64,
-        rec.completion_tokens as i64,
-        rec.cost_usd,
-        rec.latency_ms as i64,
-        rec.http_attempts as i64,
-        rec.outcome.as_str(),
-        rec.error,
-        (!rec.faults.is_empty()).then(|| serde_json::json!(rec.faults).to_string()),
-    ])?;
-    Ok(conn.last_insert_rowid())
-}
-
-const COLUMNS: &str = "key_hash, role, model, run_id, request, reply, prompt_tokens, \
-    completion_tokens, cost_usd, latency_ms, http_attempts, outcome, error, created_at, faults";
-
-fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CallRecord> {
-    let role: String = row.get(1)?;
-    let request: String = row.get(4)?;
-    let outcome: String = row.get(11)?;
-    Ok(CallRecord {
-        key_hash: row.get(0)?,
-        role: role.parse().unwrap_or(Role::Explorer),
-        model: row.get(2)?,
-        run_id: row.get(3)?,
-        request: serde_json::from_str(&request).unwrap_or(serde_json::Value::Null),
-        reply: row.get(5)?,
-        prompt_tokens: row.get::<_, i64>(6)?.max(0) as u64,
-        completion_tokens: row.get::<_, i64>(7)?.max(0) as u64,
-        cost_usd: row.get(8)?,
-        latency_ms: row.get::<_, i64>(9)?.max(0) as u64,
-        http_attempts: row.get::<_, i64>(10)?.max(0) as u32,
-        outcome: CallOutcome::parse(&outcome),
-        error: row.get(12)?,
-        created_at: row.get(13)?,
-        faults: row
-            .get::<_, Option<String>>(14)?
-            .and_then(|f| serde_json::from_str(&f).ok())
-            .unwrap_or_default(),
-    })
-}
-
-/// The latest recorded reply for `key_hash` (rows without a reply do not answer).
-///
-/// # Errors
-/// SQLite errors.
-pub fn lookup(conn: &Connection, key_hash: &str) -> Result<Option<CallRecord>, LlmError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM model_calls WHERE key_hash = ?1 AND reply IS NOT NULL \
-         ORDER BY id DESC LIMIT 1"
-    ))?;
-    Ok(stmt.query_row([key_hash], from_row).optional()?)
-}
-
-/// Every row, oldest first.
-///
-/// # Errors
-/// SQLite errors.
-pub fn all(conn: &Connection) -> Result<Vec<CallRecord>, LlmError> {
-    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM model_calls ORDER BY id"))?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
-/// Writes every row with a reply as one JSON line (the replay file format).
-///
-/// # Errors
-/// SQLite or write errors.
-pub fn export_jsonl(conn: &Connection, out: &mut dyn Write) -> Result<usize, LlmError> {
+/// Write errors.
+pub fn export_jsonl(records: &[CallRecord], out: &mut dyn Write) -> Result<usize, LlmError> {
     let mut n = 0;
-    for rec in all(conn)?.into_iter().filter(|r| r.reply.is_some()) {
-        let line = serde_json::to_string(&rec).map_err(|e| LlmError::ReplayFile {
+    for rec in records.iter().filter(|r| r.reply.is_some()) {
+        let line = serde_json::to_string(rec).map_err(|e| LlmError::ReplayFile {
             path: "<export>".into(),
             line: n + 1,
             message: e.to_string(),
@@ -320,72 +197,9 @@ pub struct RoleUsage {
     pub mean_latency_ms: f64,
 }
 
-/// Faults met over all recorded exchanges (of one run with `run_id`), by class:
-/// what the retry policy and the re-asks absorbed, and what they could not.
-///
-/// # Errors
-/// SQLite errors.
-pub fn fault_summary(
-    conn: &Connection,
-    run_id: Option<&str>,
-) -> Result<BTreeMap<String, u64>, LlmError> {
-    let mut stmt = conn.prepare(
-        "SELECT f.key, SUM(f.value) FROM model_calls AS c, json_each(c.faults) AS f
-         WHERE c.faults IS NOT NULL AND (?1 IS NULL OR c.run_id = ?1)
-         GROUP BY f.key ORDER BY f.key",
-    )?;
-    let rows = stmt.query_map([run_id], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
-    })?;
-    Ok(rows.collect::<Result<BTreeMap<_, _>, _>>()?)
-}
-
-/// Usage per role and model, for `synth stats`; `run_id` restricts to one run.
-///
-/// # Errors
-/// SQLite errors.
-pub fn usage_summary(conn: &Connection, run_id: Option<&str>) -> Result<Vec<RoleUsage>, LlmError> {
-    let mut stmt = conn.prepare(
-        "SELECT role, model, COUNT(*), SUM(http_attempts),
-                SUM(outcome = 'accepted'), SUM(outcome = 'invalid'),
-                SUM(outcome = 'rejected'), SUM(outcome = 'error'),
-                SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd), AVG(latency_ms)
-         FROM model_calls WHERE (?1 IS NULL OR run_id = ?1)
-         GROUP BY role, model ORDER BY role, model",
-    )?;
-    let rows = stmt.query_map([run_id], |r| {
-        let n = |i: usize| {
-            r.get::<_, Option<i64>>(i)
-                .map(|v| v.unwrap_or(0).max(0) as u64)
-        };
-        Ok(RoleUsage {
-            role: r.get(0)?,
-            model: r.get(1)?,
-            calls: n(2)?,
-            http_attempts: n(3)?,
-            accepted: n(4)?,
-            invalid: n(5)?,
-            rejected: n(6)?,
-            errors: n(7)?,
-            prompt_tokens: n(8)?,
-            completion_tokens: n(9)?,
-            cost_usd: r.get::<_, Option<f64>>(10)?.unwrap_or(0.0),
-            mean_latency_ms: r.get::<_, Option<f64>>(11)?.unwrap_or(0.0),
-        })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn conn() -> Connection {
-        let c = Connection::open_in_memory().unwrap();
-        c.execute_batch(CALL_RECORD_MIGRATION).unwrap();
-        c.execute_batch(CALL_FAULTS_MIGRATION).unwrap();
-        c
-    }
 
     fn msgs(text: &str) -> Vec<ChatMessage> {
         vec![ChatMessage {
@@ -429,62 +243,6 @@ mod tests {
             v,
             serde_json::json!({"temperature": 0.0, "max_tokens": null, "json_mode": true})
         );
-    }
-
-    fn rec(key: &str, reply: Option<&str>, outcome: CallOutcome) -> CallRecord {
-        CallRecord {
-            key_hash: key.into(),
-            role: Role::Planner,
-            model: "m".into(),
-            run_id: "r1".into(),
-            request: request_json(&msgs("a"), &P),
-            reply: reply.map(String::from),
-            prompt_tokens: 10,
-            completion_tokens: 5,
-            cost_usd: 0.001,
-            latency_ms: 20,
-            http_attempts: 1,
-            outcome,
-            error: None,
-            created_at: None,
-            faults: Default::default(),
-        }
-    }
-
-    #[test]
-    fn lookup_takes_latest_reply_and_skips_errors() {
-        let c = conn();
-        insert(&c, &rec("k", Some("old"), CallOutcome::Accepted)).unwrap();
-        insert(&c, &rec("k", Some("new"), CallOutcome::Accepted)).unwrap();
-        insert(&c, &rec("k", None, CallOutcome::Error)).unwrap();
-        assert_eq!(
-            lookup(&c, "k").unwrap().unwrap().reply.as_deref(),
-            Some("new")
-        );
-        assert!(lookup(&c, "other").unwrap().is_none());
-    }
-
-    #[test]
-    fn jsonl_round_trip_and_usage() {
-        let c = conn();
-        insert(&c, &rec("k1", Some("r"), CallOutcome::Accepted)).unwrap();
-        insert(&c, &rec("k2", Some("x"), CallOutcome::Rejected)).unwrap();
-        insert(&c, &rec("k3", None, CallOutcome::Error)).unwrap();
-        let mut buf = Vec::new();
-        assert_eq!(export_jsonl(&c, &mut buf).unwrap(), 2);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("calls.jsonl");
-        std::fs::write(&path, &buf).unwrap();
-        let map = load_jsonl(&path).unwrap();
-        assert_eq!(map["k1"].reply.as_deref(), Some("r"));
-        let usage = usage_summary(&c, Some("r1")).unwrap();
-        assert_eq!(usage.len(), 1);
-        assert_eq!(usage[0].calls, 3);
-        assert_eq!(usage[0].accepted, 1);
-        assert_eq!(usage[0].rejected, 1);
-        assert_eq!(usage[0].errors, 1);
-        assert_eq!(usage[0].prompt_tokens, 30);
-        assert!(usage_summary(&c, Some("nope")).unwrap().is_empty());
     }
 
     #[test]

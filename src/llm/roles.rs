@@ -19,6 +19,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::feedback::{ActorFeedback, CoderFeedback};
 use super::{Backend, LlmError, Role};
 use crate::model::{Action, ActionCall, Check, CheckCall, ParameterSet};
 
@@ -95,6 +96,11 @@ pub trait RoleRequest: Serialize + Send + Sync {
     /// The typed result from the reply's JSON value, or a message saying what is
     /// wrong (it is sent back to the model on re-ask).
     fn parse(&self, value: Value) -> Result<Self::Output, String>;
+    /// Fields the prompt shows as text rendered from typed data (name, text):
+    /// they replace the serialized field of that name in the template context.
+    fn rendered_fields(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -345,8 +351,8 @@ pub struct ActRequest {
     pub window_title: String,
     pub controls: Vec<ControlInfo>,
     pub history: Vec<HistoryStep>,
-    /// What went wrong last round (a failing check's message), if any.
-    pub feedback: Option<String>,
+    /// What went wrong last round, if anything (rendered in the prompt).
+    pub feedback: Option<ActorFeedback>,
     /// PNG bytes of the current screenshot, every control boxed with its label
     /// (set-of-marks), sent when the actor's model is multimodal.
     #[serde(skip)]
@@ -380,6 +386,13 @@ impl RoleRequest for ActRequest {
 
     fn image(&self) -> Option<&[u8]> {
         self.screenshot.as_deref()
+    }
+
+    fn rendered_fields(&self) -> Vec<(&'static str, String)> {
+        self.feedback
+            .iter()
+            .map(|f| ("feedback", f.render()))
+            .collect()
     }
 
     fn parse(&self, value: Value) -> Result<ActorStep, String> {
@@ -468,8 +481,9 @@ pub struct CodeRequest {
     pub parameters: Vec<ParameterSet>,
     /// Control texts seen while the subtask was performed.
     pub controls_seen: Vec<String>,
-    /// Evidence from the last round (checks that failed, texts that never appeared).
-    pub feedback: Option<String>,
+    /// Evidence from the last round (checks that failed, texts that never
+    /// appeared), rendered in the prompt.
+    pub feedback: Option<CoderFeedback>,
     /// The check APIs, from the environment's registry.
     pub apis: Vec<ApiDoc>,
 }
@@ -493,6 +507,13 @@ fn yes() -> bool {
 impl RoleRequest for CodeRequest {
     type Output = Vec<Check>;
     const ROLE: Role = Role::Coder;
+
+    fn rendered_fields(&self) -> Vec<(&'static str, String)> {
+        self.feedback
+            .iter()
+            .map(|f| ("feedback", f.render()))
+            .collect()
+    }
 
     fn parse(&self, value: Value) -> Result<Vec<Check>, String> {
         let items = list_under(value, "checks")?;

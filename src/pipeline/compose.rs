@@ -33,7 +33,7 @@ use crate::graph::{self, ComposeSpec, Profile, Scope, Shortfall, Target};
 use crate::model::{Dimension, SubtaskStatus};
 use crate::resources;
 use crate::store::intents::IntentStatus;
-use crate::store::StoreError;
+use crate::store::{RunStatus, StoreError};
 
 /// Flags of `synth compose` (`Default`: nothing set, so config and built-ins apply).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -403,9 +403,9 @@ pub fn run(
     cx.store.finish_run(
         run,
         if summary.shortfall.is_some() {
-            "short"
+            RunStatus::Short
         } else {
-            "ok"
+            RunStatus::Ok
         },
         &serde_json::json!({
             "version": added.version, "made": added.inserted, "attempts": summary.attempts,

@@ -48,7 +48,7 @@ use crate::llm::{Intent, LlmError, OfflineRoles, Outcome, PlanRequest, PlanSubta
 use crate::model::{Provenance, SubtaskId, SubtaskStatus};
 use crate::resources::{self, Catalog};
 use crate::store::intents::{IntentRecord, IntentStatus};
-use crate::store::StoreError;
+use crate::store::{RunStatus, StoreError};
 
 /// Flags of `synth intents`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -212,8 +212,11 @@ pub fn run(args: &IntentsArgs, cx: &StageContext<'_>) -> Result<IntentsReport, I
     let reply = match reply {
         Ok(r) => r,
         Err(e) => {
-            cx.store
-                .finish_run(run, "failed", &serde_json::json!({"error": e.to_string()}))?;
+            cx.store.finish_run(
+                run,
+                RunStatus::Failed,
+                &serde_json::json!({"error": e.to_string()}),
+            )?;
             return Err(e.into());
         }
     };

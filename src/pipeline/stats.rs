@@ -20,7 +20,7 @@ pub struct Stats {
     /// Model calls per role and model over all runs: tokens, cost, outcomes.
     pub llm: Vec<crate::llm::RoleUsage>,
     /// Faults the model calls met over all runs, by class (retried transport
-    /// failures, re-asked or rejected replies: see `llm::record::fault_summary`).
+    /// failures, re-asked or rejected replies: see `store::calls::CallLog::fault_summary`).
     pub llm_faults: std::collections::BTreeMap<String, u64>,
     /// The mutation test of the evaluations (`synth verify --mutants`), if run.
     pub mutation: Option<crate::store::verify::MutationSummary>,
@@ -153,11 +153,11 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             .or_insert(0) += 1;
         *per_application.entry(s.application.clone()).or_insert(0) += 1;
     }
-    let count = |st| cx.store.count(crate::store::Table::Subtasks, Some(st));
+    let count = |st: SubtaskStatus| cx.store.count(crate::store::Table::Subtasks, Some(&st));
     let pool = PoolStats {
         verified: verified.len(),
-        proposed: count("proposed")? as usize,
-        rejected: count("rejected")? as usize,
+        proposed: count(SubtaskStatus::Proposed)? as usize,
+        rejected: count(SubtaskStatus::Rejected)? as usize,
         instances: verified.iter().map(|s| s.available_parameters.len()).sum(),
         applications: per_application.len(),
         categories: per_category.len(),
@@ -187,7 +187,7 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
         .collect();
     let mut nodes = 0usize;
     for t in &tasks {
-        *per_status.entry(t.status.clone()).or_insert(0) += 1;
+        *per_status.entry(t.status.to_string()).or_insert(0) += 1;
         nodes += t.task.dag.nodes.len();
         if let Some(c) = &t.task.complexity {
             for d in Dimension::ALL {
@@ -213,8 +213,8 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             shortfall: v.shortfall,
         })
         .collect();
-    let llm = crate::llm::usage_summary(&cx.store.conn(), None)?;
-    let llm_faults = crate::llm::fault_summary(&cx.store.conn(), None)?;
+    let llm = cx.store.call_log().usage_summary(None)?;
+    let llm_faults = cx.store.call_log().fault_summary(None)?;
     Ok(Stats {
         llm,
         llm_faults,
@@ -235,7 +235,7 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             quality: QualityStats::collect(
                 tasks
                     .iter()
-                    .filter(|t| t.status == crate::store::tasks::VALIDATED)
+                    .filter(|t| t.status == crate::store::TaskStatus::Validated)
                     .map(|t| &t.task),
             ),
         },

@@ -33,8 +33,9 @@ use crate::model::{
     Action, ActionCall, Subtask, SubtaskId, SubtaskStatus, SubtaskTrajectory, Task, TaskId,
     TaskNode, TaskTrajectory, TrajectoryAction,
 };
-use crate::store::tasks::{StoredTaskTrajectory, VALIDATED};
+use crate::store::tasks::StoredTaskTrajectory;
 use crate::store::StoreError;
+use crate::store::{TaskStatus, TrajectoryStatus};
 
 /// Default number of topological orders per task.
 pub const DEFAULT_ORDERS: usize = 1;
@@ -791,7 +792,11 @@ fn check_rows(
         rows.push(StoredTaskTrajectory {
             trajectory_id: t.trajectory_id.clone(),
             task_id: task_id.clone(),
-            status: if checked.ok { "ok" } else { "failed" }.to_string(),
+            status: if checked.ok {
+                TrajectoryStatus::Ok
+            } else {
+                TrajectoryStatus::Failed
+            },
             reason: checked.reason,
             trajectory: t.clone(),
         });
@@ -817,7 +822,7 @@ pub fn run(
         .store
         .tasks(None)?
         .into_iter()
-        .filter(|t| t.status == VALIDATED)
+        .filter(|t| t.status == TaskStatus::Validated)
         .map(|t| t.task)
         .filter(|t| {
             t.task_id
@@ -919,7 +924,7 @@ pub fn run(
             cx.store.put_task_trajectories(rows)?;
             report.unevaluable += usize::from(*unevaluable);
             for r in rows {
-                if r.status == "ok" {
+                if r.status == TrajectoryStatus::Ok {
                     report.ok += 1;
                 } else {
                     report.failed += 1;
@@ -928,13 +933,16 @@ pub fn run(
         }
         cx.store.finish_run(
             run,
-            "ok",
+            crate::store::RunStatus::Ok,
             &serde_json::json!({"ok": report.ok, "failed": report.failed, "waiting": report.waiting}),
         )?;
     }
-    let ok_rows = cx.store.task_trajectories(Some("ok"))?;
+    let ok_rows = cx.store.task_trajectories(Some(TrajectoryStatus::Ok))?;
     report.total_ok = ok_rows.len();
-    report.total_failed = cx.store.task_trajectories(Some("failed"))?.len();
+    report.total_failed = cx
+        .store
+        .task_trajectories(Some(TrajectoryStatus::Failed))?
+        .len();
     write_jsonl(&file, ok_rows.iter().map(|r| &r.trajectory))?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)

@@ -24,9 +24,10 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Complexity, Dimension, Level, SubtaskTrajectory, Task, TaskTrajectory};
+use crate::model::{Complexity, Dimension, Level, SubtaskStatus, Task};
 use crate::pipeline::StageContext;
-use crate::store::StoreError;
+use crate::store::report::Rejected;
+use crate::store::{StoreError, Table, TaskStatus};
 
 pub use shots::{replay, Frame, ShotCache};
 
@@ -68,17 +69,8 @@ impl Default for ReportArgs {
 pub enum ReportError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("report query failed")]
-    Sql(#[from] rusqlite::Error),
     #[error("cannot collect the pipeline statistics")]
     Stats(#[from] crate::pipeline::stats::StatsError),
-    #[error("a stored {what} record is not valid JSON ({id})")]
-    Corrupt {
-        what: &'static str,
-        id: String,
-        #[source]
-        source: serde_json::Error,
-    },
     #[error("cannot load the simulated desktop for the sample screenshots")]
     Env(#[from] crate::env::EnvError),
     #[error("cannot draw the graph of task {task}")]
@@ -383,11 +375,7 @@ pub fn collect(args: &ReportArgs, cx: &StageContext<'_>) -> Result<ReportData, R
     let generated = if args.no_timestamp {
         None
     } else {
-        Some(cx.store.conn().query_row(
-            "SELECT strftime('%Y-%m-%d %H:%M UTC', 'now')",
-            [],
-            |r| r.get::<_, String>(0),
-        )?)
+        Some(shown_time(&cx.store.now_utc()?))
     };
     let stats = crate::pipeline::stats::collect(cx)?;
     let mutation = mutation_fields(&serde_json::to_value(&stats).unwrap_or_default());
@@ -412,43 +400,31 @@ pub fn collect(args: &ReportArgs, cx: &StageContext<'_>) -> Result<ReportData, R
     })
 }
 
+/// `YYYY-MM-DD HH:MM UTC` of a `YYYY-MM-DDTHH:MM:SSZ` time.
+fn shown_time(iso: &str) -> String {
+    match (iso.get(..10), iso.get(11..16)) {
+        (Some(day), Some(minute)) => format!("{day} {minute} UTC"),
+        _ => iso.to_string(),
+    }
+}
+
 fn pool(cx: &StageContext<'_>) -> Result<PoolData, ReportError> {
-    let conn = cx.store.conn();
-    let mut stmt = conn.prepare(
-        "SELECT COALESCE(s.category, ''), s.application, s.status, COUNT(*),
-                SUM(CASE WHEN s.status = 'verified'
-                    THEN (SELECT COUNT(*) FROM subtask_parameters p WHERE p.subtask_id = s.id)
-                    ELSE 0 END)
-         FROM subtasks s GROUP BY 1, 2, 3",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, i64>(3)? as usize,
-            r.get::<_, Option<i64>>(4)?.unwrap_or(0) as usize,
-        ))
-    })?;
     let mut by_app: BTreeMap<(String, String), AppPool> = BTreeMap::new();
-    for row in rows {
-        let (category, app, status, n, instances) = row?;
+    for row in cx.store.pool_counts()? {
         let e = by_app
-            .entry((category, app.clone()))
+            .entry((row.category, row.application.clone()))
             .or_insert_with(|| AppPool {
-                color: svg::app_color(&app),
-                name: app,
+                color: svg::app_color(&row.application),
+                name: row.application,
                 ..AppPool::default()
             });
-        match status.as_str() {
-            "verified" => e.verified += n,
-            "proposed" => e.proposed += n,
-            _ => e.rejected += n,
+        match row.status {
+            SubtaskStatus::Verified => e.verified += row.subtasks,
+            SubtaskStatus::Proposed => e.proposed += row.subtasks,
+            SubtaskStatus::Rejected => e.rejected += row.subtasks,
         }
-        e.instances += instances;
+        e.instances += row.instances;
     }
-    drop(stmt);
-    drop(conn);
     // Categories in the catalogue's order, then any others alphabetically.
     let mut order: Vec<String> = cx.catalog.categories.clone();
     for (c, _) in by_app.keys() {
@@ -515,7 +491,7 @@ fn tasks(
     let mut caps: BTreeMap<String, usize> = BTreeMap::new();
     let (mut nodes, mut measured) = (0usize, 0usize);
     for t in stored {
-        *per_status.entry(t.status.clone()).or_insert(0) += 1;
+        *per_status.entry(t.status.to_string()).or_insert(0) += 1;
         nodes += t.task.dag.nodes.len();
         if let Some(c) = &t.task.complexity {
             measured += 1;
@@ -589,27 +565,28 @@ fn tasks(
         quality: crate::pipeline::stats::QualityStats::collect(
             stored
                 .iter()
-                .filter(|t| t.status == crate::store::tasks::VALIDATED)
+                .filter(|t| t.status == TaskStatus::Validated)
                 .map(|t| &t.task),
         ),
     })
 }
 
-/// Runs a `SELECT name, COUNT(*)`-shaped query into counts.
-fn counts(cx: &StageContext<'_>, sql: &str) -> Result<Vec<Count>, ReportError> {
-    let conn = cx.store.conn();
-    let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map([], |r| {
-        Ok(Count {
-            name: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-            count: r.get::<_, i64>(1)? as usize,
-        })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+/// Rejection reasons as counts (the eight most frequent).
+fn reasons(cx: &StageContext<'_>, of: Rejected) -> Result<Vec<Count>, ReportError> {
+    Ok(cx
+        .store
+        .rejection_reasons(of, 8)?
+        .into_iter()
+        .map(|(name, count)| Count { name, count })
+        .collect())
 }
 
-fn scalar(cx: &StageContext<'_>, sql: &str) -> Result<usize, ReportError> {
-    Ok(cx.store.conn().query_row(sql, [], |r| r.get::<_, i64>(0))? as usize)
+fn count(
+    cx: &StageContext<'_>,
+    table: Table,
+    status: &dyn rusqlite::ToSql,
+) -> Result<usize, ReportError> {
+    Ok(cx.store.count(table, Some(status))? as usize)
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -625,7 +602,7 @@ fn rate(good: usize, bad: usize) -> Option<f64> {
 /// `success` or `ok` at the top or in `result` is understood too.
 fn round_passed(body: &serde_json::Value) -> Option<bool> {
     if let Some(v) = body.get("verdict").and_then(serde_json::Value::as_str) {
-        return Some(v == "passed");
+        return Some(v == crate::store::UnitVerdict::Passed.as_str());
     }
     let keys = ["passed", "success", "ok"];
     keys.iter()
@@ -637,62 +614,26 @@ fn round_passed(body: &serde_json::Value) -> Option<bool> {
 }
 
 fn verification(cx: &StageContext<'_>) -> Result<VerificationData, ReportError> {
+    let (rounds, subtasks) = cx.store.round_counts()?;
+    let verified = count(cx, Table::Subtasks, &SubtaskStatus::Verified)?;
+    let rejected = count(cx, Table::Subtasks, &SubtaskStatus::Rejected)?;
     let mut data = VerificationData {
-        rounds: scalar(cx, "SELECT COUNT(*) FROM verification_rounds")?,
+        rounds,
+        verified_rate: rate(verified, rejected),
+        rejection_reasons: reasons(cx, Rejected::Subtasks)?,
         ..VerificationData::default()
     };
-    let verified = scalar(
-        cx,
-        "SELECT COUNT(*) FROM subtasks WHERE status = 'verified'",
-    )?;
-    let rejected = scalar(
-        cx,
-        "SELECT COUNT(*) FROM subtasks WHERE status = 'rejected'",
-    )?;
-    data.verified_rate = rate(verified, rejected);
-    data.rejection_reasons = counts(
-        cx,
-        "SELECT COALESCE(reason, '(no reason given)'), COUNT(*) FROM subtasks
-         WHERE status = 'rejected' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8",
-    )?;
     if data.rounds == 0 {
         return Ok(data);
     }
-    data.subtasks = scalar(
-        cx,
-        "SELECT COUNT(DISTINCT subtask_id) FROM verification_rounds",
-    )?;
+    data.subtasks = subtasks;
     // Per pair: number of rounds and the last round's record.
-    let conn = cx.store.conn();
-    let mut stmt = conn.prepare(
-        "SELECT v.subtask_id, v.parameter_index, n.rounds, v.body
-         FROM verification_rounds v
-         JOIN (SELECT subtask_id, parameter_index, COUNT(*) AS rounds, MAX(round) AS last
-               FROM verification_rounds GROUP BY 1, 2) n
-           ON n.subtask_id = v.subtask_id AND n.parameter_index = v.parameter_index
-          AND n.last = v.round
-         ORDER BY 1, 2",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(2)? as usize,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
     let mut needed: BTreeMap<usize, usize> = BTreeMap::new();
     let (mut known, mut passed) = (0usize, 0usize);
-    for row in rows {
-        let (id, rounds, body) = row?;
+    for last in cx.store.last_rounds()? {
         data.pairs += 1;
-        *needed.entry(rounds).or_insert(0) += 1;
-        let body: serde_json::Value =
-            serde_json::from_str(&body).map_err(|source| ReportError::Corrupt {
-                what: "verification round",
-                id,
-                source,
-            })?;
-        if let Some(p) = round_passed(&body) {
+        *needed.entry(last.rounds).or_insert(0) += 1;
+        if let Some(p) = round_passed(&last.body) {
             known += 1;
             passed += usize::from(p);
         }
@@ -709,67 +650,39 @@ fn verification(cx: &StageContext<'_>) -> Result<VerificationData, ReportError> 
 }
 
 fn validation(cx: &StageContext<'_>) -> Result<ValidationData, ReportError> {
-    let validated = scalar(cx, "SELECT COUNT(*) FROM tasks WHERE status = 'validated'")?;
-    let rejected = scalar(cx, "SELECT COUNT(*) FROM tasks WHERE status = 'rejected'")?;
+    let validated = count(cx, Table::Tasks, &TaskStatus::Validated)?;
+    let rejected = count(cx, Table::Tasks, &TaskStatus::Rejected)?;
+    let (attempts, tasks) = cx.store.attempt_counts()?;
+    let (trajectories_ok, trajectories_failed) = cx.store.trajectory_counts()?;
     let mut data = ValidationData {
-        attempts: scalar(cx, "SELECT COUNT(*) FROM validation_attempts")?,
-        tasks: scalar(
-            cx,
-            "SELECT COUNT(DISTINCT task_id) FROM validation_attempts",
-        )?,
+        attempts,
+        tasks,
         validated,
         rejected,
         validated_rate: rate(validated, rejected),
-        trajectories_ok: scalar(
-            cx,
-            "SELECT COUNT(*) FROM task_trajectories WHERE status = 'ok'",
-        )?,
-        trajectories_failed: scalar(
-            cx,
-            "SELECT COUNT(*) FROM task_trajectories WHERE status <> 'ok'",
-        )?,
-        rejection_reasons: counts(
-            cx,
-            "SELECT COALESCE(reason, '(no reason given)'), COUNT(*) FROM tasks
-             WHERE status = 'rejected' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8",
-        )?,
+        trajectories_ok,
+        trajectories_failed,
+        rejection_reasons: reasons(cx, Rejected::Tasks)?,
         ..ValidationData::default()
     };
     if data.attempts == 0 {
         return Ok(data);
     }
-    data.attempts_needed = counts(
-        cx,
-        "SELECT CAST(n AS TEXT), COUNT(*) FROM
-           (SELECT task_id, COUNT(*) AS n FROM validation_attempts GROUP BY 1)
-         GROUP BY n ORDER BY n",
-    )?
-    .into_iter()
-    .map(|c| Count {
-        name: match c.name.parse::<usize>() {
-            Ok(k) => plural(k, "attempt", "attempts"),
-            Err(_) => c.name,
-        },
-        count: c.count,
-    })
-    .collect();
-    let conn = cx.store.conn();
-    let mut stmt = conn.prepare(
-        "SELECT task_id, body FROM validation_attempts WHERE attempt =
-           (SELECT MIN(attempt) FROM validation_attempts v2
-            WHERE v2.task_id = validation_attempts.task_id) ORDER BY task_id",
-    )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    for row in rows {
-        let (id, body) = row?;
-        let attempt: crate::model::ValidationAttempt =
-            serde_json::from_str(&body).map_err(|source| ReportError::Corrupt {
-                what: "validation attempt",
-                id,
-                source,
-            })?;
-        data.passed_first += usize::from(attempt.passed);
-    }
+    data.attempts_needed = cx
+        .store
+        .attempts_needed()?
+        .into_iter()
+        .map(|(k, count)| Count {
+            name: plural(k, "attempt", "attempts"),
+            count,
+        })
+        .collect();
+    data.passed_first = cx
+        .store
+        .first_attempts()?
+        .iter()
+        .filter(|a| a.passed)
+        .count();
     Ok(data)
 }
 
@@ -835,10 +748,10 @@ fn gallery(
     stored: &[crate::store::tasks::StoredTask],
     n: usize,
 ) -> Vec<GraphCard> {
-    let rank = |s: &str| match s {
-        "validated" => 0,
-        "composed" => 1,
-        _ => 2,
+    let rank = |s: &TaskStatus| match s {
+        TaskStatus::Validated => 0,
+        TaskStatus::Composed => 1,
+        TaskStatus::Rejected => 2,
     };
     let mut pool: Vec<&crate::store::tasks::StoredTask> = stored.iter().collect();
     pool.sort_by_key(|t| rank(&t.status));
@@ -869,7 +782,7 @@ fn gallery(
                 .as_ref()
                 .map(|i| i.0.clone())
                 .unwrap_or_default(),
-            status: t.status.clone(),
+            status: t.status.to_string(),
             instruction: t.task.task_instruction.clone(),
             nodes: t.task.dag.nodes.len(),
             edges: t.task.dag.edges.values().map(Vec::len).sum(),
@@ -897,47 +810,18 @@ fn samples(cx: &StageContext<'_>, n: usize, steps: usize) -> Result<SampleData, 
     if n == 0 {
         return Ok(SampleData::default());
     }
-    let mut picked: Vec<(String, String, Option<String>, String)> = Vec::new();
-    {
-        let conn = cx.store.conn();
-        let mut stmt = conn.prepare(
-            "SELECT trajectory_id, task_id, status, reason, body FROM task_trajectories
-             ORDER BY (status = 'ok') DESC, task_id, trajectory_id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })?;
-        let mut tasks_seen = BTreeSet::new();
-        for row in rows {
-            let (id, task, status, reason, body) = row?;
-            if picked.len() < n && tasks_seen.insert(task) {
-                picked.push((id, status, reason, body));
-            }
-        }
-    }
     let mut data = SampleData::default();
     // (sample without frames, its actions)
     let mut items: Vec<(Sample, Vec<crate::model::TrajectoryAction>)> = Vec::new();
-    for (id, status, reason, body) in picked {
-        let t: TaskTrajectory =
-            serde_json::from_str(&body).map_err(|source| ReportError::Corrupt {
-                what: "task trajectory",
-                id: id.clone(),
-                source,
-            })?;
+    for row in cx.store.sample_task_trajectories(n)? {
+        let t = row.trajectory;
         items.push((
             Sample {
                 frames: Vec::new(),
                 shown_steps: steps.min(t.actions.len()),
-                trajectory_id: id,
-                status,
-                reason,
+                trajectory_id: row.trajectory_id,
+                status: row.status.to_string(),
+                reason: row.reason,
                 instruction: t.instruction,
                 order: t.topological_order,
                 total_steps: t.actions.len(),
@@ -946,27 +830,13 @@ fn samples(cx: &StageContext<'_>, n: usize, steps: usize) -> Result<SampleData, 
         ));
     }
     if items.is_empty() {
-        let bodies: Vec<(String, String)> = {
-            let conn = cx.store.conn();
-            let mut stmt = conn.prepare(
-                "SELECT trajectory_id, body FROM trajectories ORDER BY subtask_id, trajectory_id LIMIT ?1",
-            )?;
-            let rows = stmt.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<Result<Vec<_>, _>>()?
-        };
-        for (id, body) in bodies {
-            let t: SubtaskTrajectory =
-                serde_json::from_str(&body).map_err(|source| ReportError::Corrupt {
-                    what: "subtask trajectory",
-                    id: id.clone(),
-                    source,
-                })?;
+        for t in cx.store.first_subtask_trajectories(n)? {
             items.push((
                 Sample {
                     frames: Vec::new(),
                     shown_steps: steps.min(t.actions.len()),
-                    trajectory_id: id,
-                    status: "verified".into(),
+                    trajectory_id: t.trajectory_id,
+                    status: SubtaskStatus::Verified.to_string(),
                     reason: None,
                     instruction: t.instruction,
                     order: Vec::new(),

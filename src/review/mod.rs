@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::pipeline::StageContext;
-use crate::store::tasks::REJECTED;
 use crate::store::StoreError;
+use crate::store::TaskStatus;
 use marks::Decision;
 use tally::{Acceptance, MarkedTask};
 
@@ -165,7 +165,10 @@ pub fn write_sheet(
     cx: &StageContext<'_>,
 ) -> Result<SheetSummary, ReviewError> {
     let stored = cx.store.tasks(None)?;
-    let reviewable: Vec<_> = stored.iter().filter(|t| t.status != REJECTED).collect();
+    let reviewable: Vec<_> = stored
+        .iter()
+        .filter(|t| t.status != TaskStatus::Rejected)
+        .collect();
     if reviewable.is_empty() {
         return Err(ReviewError::NoTasks);
     }

@@ -18,6 +18,7 @@ use crate::pipeline::StageContext;
 use crate::report::svg::{app_color, TaskGraph};
 use crate::report::{Frame, ShotCache};
 use crate::store::tasks::{StoredTask, StoredTaskTrajectory};
+use crate::store::TrajectoryStatus;
 
 const TEMPLATE: &str = include_str!("templates/review.html");
 /// The report's style, so the two pages look alike, and the sheet's own rules.
@@ -129,7 +130,7 @@ fn best_trajectories(
     for t in cx.store.task_trajectories(None)? {
         let better = best
             .get(&t.task_id)
-            .is_none_or(|b| b.status != "ok" && t.status == "ok");
+            .is_none_or(|b| b.status != TrajectoryStatus::Ok && t.status == TrajectoryStatus::Ok);
         if better {
             best.insert(t.task_id.clone(), t);
         }
@@ -146,7 +147,7 @@ fn view(
     let actions = &t.trajectory.actions;
     Ok(TrajectoryView {
         trajectory_id: t.trajectory_id.clone(),
-        status: t.status.clone(),
+        status: t.status.to_string(),
         reason: t.reason.clone(),
         total_steps: actions.len(),
         shown_steps: steps.min(actions.len()),
@@ -188,7 +189,7 @@ fn item(cx: &StageContext<'_>, number: usize, t: &StoredTask) -> Result<ReviewIt
         .unwrap_or_default();
     Ok(ReviewItem {
         number,
-        status: t.status.clone(),
+        status: t.status.to_string(),
         capability_titles: capabilities
             .iter()
             .map(|c| {

@@ -9,7 +9,7 @@
 use rusqlite::params;
 
 use super::tasks::StoredTaskTrajectory;
-use super::{Store, StoreError};
+use super::{Store, StoreError, TaskStatus, TrajectoryStatus};
 use crate::model::TaskTrajectory;
 
 impl Store {
@@ -17,13 +17,13 @@ impl Store {
     pub fn put_task_trajectory(
         &self,
         trajectory: &TaskTrajectory,
-        status: &str,
+        status: TrajectoryStatus,
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
         self.put_task_trajectories(&[StoredTaskTrajectory {
             trajectory_id: trajectory.trajectory_id.clone(),
             task_id: trajectory.task_id.0.clone(),
-            status: status.to_string(),
+            status,
             reason: reason.map(str::to_string),
             trajectory: trajectory.clone(),
         }])
@@ -34,7 +34,7 @@ impl Store {
     pub fn set_task_status(
         &self,
         task_id: &str,
-        status: &str,
+        status: TaskStatus,
         reason: Option<&str>,
     ) -> Result<bool, StoreError> {
         let n = self.conn().execute(
@@ -74,9 +74,13 @@ mod tests {
         };
         s.add_dataset(1, "h", &serde_json::json!({}), "v1", 1, &[task], None, None)
             .unwrap();
-        assert!(s.set_task_status("t1", "validated", None).unwrap());
-        assert!(!s.set_task_status("nope", "validated", None).unwrap());
-        assert_eq!(s.tasks(None).unwrap()[0].status, "validated");
+        assert!(s
+            .set_task_status("t1", TaskStatus::Validated, None)
+            .unwrap());
+        assert!(!s
+            .set_task_status("nope", TaskStatus::Validated, None)
+            .unwrap());
+        assert_eq!(s.tasks(None).unwrap()[0].status, TaskStatus::Validated);
         let t = |k: usize| TaskTrajectory {
             trajectory_id: format!("t1({k})"),
             task_id: TaskId("t1".into()),
@@ -86,16 +90,19 @@ mod tests {
             observations: vec![],
             actions: vec![],
         };
-        s.put_task_trajectory(&t(1), "failed", Some("n0")).unwrap();
-        s.put_task_trajectory(&t(0), "ok", None).unwrap();
-        s.put_task_trajectory(&t(0), "ok", None).unwrap();
+        s.put_task_trajectory(&t(1), TrajectoryStatus::Failed, Some("n0"))
+            .unwrap();
+        s.put_task_trajectory(&t(0), TrajectoryStatus::Ok, None)
+            .unwrap();
+        s.put_task_trajectory(&t(0), TrajectoryStatus::Ok, None)
+            .unwrap();
         let all = s.task_trajectories(None).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].trajectory.trajectory_id, "t1(0)");
-        let ok = s.task_trajectories(Some("ok")).unwrap();
+        let ok = s.task_trajectories(Some(TrajectoryStatus::Ok)).unwrap();
         assert_eq!(ok.len(), 1);
         assert_eq!(
-            s.task_trajectories(Some("failed")).unwrap()[0]
+            s.task_trajectories(Some(TrajectoryStatus::Failed)).unwrap()[0]
                 .reason
                 .as_deref(),
             Some("n0")

@@ -7,7 +7,7 @@
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use super::{from_json, Store, StoreError};
+use super::{from_json, RunStatus, Store, StoreError};
 use crate::model::Provenance;
 
 /// Lifecycle of an intent in the store.
@@ -18,22 +18,10 @@ pub enum IntentStatus {
     Rejected,
 }
 
-impl IntentStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IntentStatus::Accepted => "accepted",
-            IntentStatus::Rejected => "rejected",
-        }
-    }
-
-    fn parse(s: &str) -> IntentStatus {
-        if s == "accepted" {
-            IntentStatus::Accepted
-        } else {
-            IntentStatus::Rejected
-        }
-    }
-}
+super::status::text_enum!(IntentStatus, "intent status" {
+    Accepted => "accepted",
+    Rejected => "rejected",
+});
 
 /// One intent as stored (the `body` column holds this record as JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +89,7 @@ impl Store {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let inserted = insert_intents(&tx, recs, Some(run))?;
-        super::finish_run_in(&tx, run, "ok", &summary(&inserted))?;
+        super::finish_run_in(&tx, run, RunStatus::Ok, &summary(&inserted))?;
         tx.commit()?;
         Ok(inserted)
     }
@@ -113,9 +101,9 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT 1 FROM runs WHERE command = 'intents' AND status = 'ok'
+                "SELECT 1 FROM runs WHERE command = 'intents' AND status = ?2
                  AND json_extract(args, '$.pool') = ?1 LIMIT 1",
-                [pool_signature],
+                params![pool_signature, RunStatus::Ok],
                 |_| Ok(()),
             )
             .optional()?
@@ -125,7 +113,7 @@ impl Store {
     /// One intent by id.
     pub fn intent(&self, id: &str) -> Result<Option<IntentRecord>, StoreError> {
         let conn = self.conn();
-        let row: Option<(String, String, Option<String>)> = conn
+        let row: Option<(String, IntentStatus, Option<String>)> = conn
             .query_row(
                 "SELECT body, status, reason FROM intents WHERE id = ?1",
                 [id],
@@ -134,7 +122,7 @@ impl Store {
             .optional()?;
         row.map(|(body, status, reason)| {
             let mut rec: IntentRecord = from_json("intent", id, &body)?;
-            rec.status = IntentStatus::parse(&status);
+            rec.status = status;
             rec.reason = reason;
             Ok(rec)
         })
@@ -148,11 +136,11 @@ impl Store {
             "SELECT id, body, status, reason FROM intents
              WHERE ?1 IS NULL OR status = ?1 ORDER BY rowid",
         )?;
-        let rows = stmt.query_map([status.map(IntentStatus::as_str)], |r| {
+        let rows = stmt.query_map([status], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
+                r.get::<_, IntentStatus>(2)?,
                 r.get::<_, Option<String>>(3)?,
             ))
         })?;
@@ -160,7 +148,7 @@ impl Store {
         for row in rows {
             let (id, body, status, reason) = row?;
             let mut rec: IntentRecord = from_json("intent", &id, &body)?;
-            rec.status = IntentStatus::parse(&status);
+            rec.status = status;
             rec.reason = reason;
             out.push(rec);
         }
@@ -183,12 +171,7 @@ fn insert_intents(
     for rec in recs {
         let body = serde_json::to_string(rec).expect("intent records always serialize");
         let n = stmt.execute(params![
-            rec.id,
-            rec.intent,
-            rec.status.as_str(),
-            rec.reason,
-            body,
-            run
+            rec.id, rec.intent, rec.status, rec.reason, body, run
         ])?;
         inserted.push(n == 1);
     }
@@ -225,7 +208,8 @@ mod tests {
             .unwrap();
         // A stage that has not finished is no completion.
         assert!(!s.intents_planned_for("p1").unwrap());
-        s.finish_run(run, "ok", &serde_json::json!({})).unwrap();
+        s.finish_run(run, RunStatus::Ok, &serde_json::json!({}))
+            .unwrap();
         assert!(s.intents_planned_for("p1").unwrap());
         assert!(!s.intents_planned_for("p2").unwrap());
     }
@@ -257,7 +241,7 @@ mod tests {
         assert_eq!(inserted, [true]);
         assert_eq!(s.intents(None).unwrap().len(), 1);
         assert!(s.intents_planned_for("p1").unwrap());
-        assert_eq!(s.last_run("intents").unwrap(), Some((run, "ok".into())));
+        assert_eq!(s.last_run("intents").unwrap(), Some((run, RunStatus::Ok)));
     }
 
     #[test]

@@ -108,15 +108,15 @@ const MIGRATIONS: &[&str] = &[
         body          TEXT NOT NULL
     );
     "#,
-    // 2: the language-model call record, owned by the llm module.
-    crate::llm::record::CALL_RECORD_MIGRATION,
+    // 2: the language-model call record (owned by store/calls.rs).
+    super::calls::CALL_RECORD_MIGRATION,
     // 3: `synth verify`: the outcome of each (subtask, parameter set) and the
     // mutation test of verified trajectories (owned by store/verify.rs).
     super::verify::VERIFY_MIGRATION,
     // 4: `synth review --import`: the reviewers' marks (owned by store/reviews.rs).
     super::reviews::REVIEWS_MIGRATION,
-    // 5: the faults each recorded model exchange met (owned by the llm module).
-    crate::llm::record::CALL_FAULTS_MIGRATION,
+    // 5: the faults each recorded model exchange met (owned by store/calls.rs).
+    super::calls::CALL_FAULTS_MIGRATION,
 ];
 
 /// The schema version this build writes.

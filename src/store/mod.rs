@@ -3,7 +3,10 @@
 //!
 //! Owns the schema (versioned migrations applied on open, see [`migrations`]), and
 //! typed reads and writes of subtasks, trajectories, evaluations, intents, tasks,
-//! validation attempts, review marks and runs. Each unit of work is written in one
+//! validation attempts, review marks, runs, the model call record ([`calls`]) and
+//! what the report counts ([`report`]). It is the only module that speaks SQL:
+//! statuses and verdicts cross its boundary as enums ([`status`]), rows as typed
+//! records. Each unit of work is written in one
 //! transaction, so a killed run leaves either all of a unit or none of it. Records
 //! are stored as the JSON of their `model` types beside the columns that queries
 //! filter on.
@@ -19,15 +22,20 @@
 //! `BEGIN IMMEDIATE` transaction after re-reading the version under SQLite's write
 //! lock, so two processes opening a new store never both create its tables.
 
+pub mod calls;
 pub mod explore;
 pub mod export;
 pub mod intents;
 pub mod lock;
 pub mod migrations;
 pub mod pool;
+pub mod report;
 pub mod reviews;
+pub mod status;
 pub mod tasks;
 pub mod verify;
+
+pub use status::{RunStatus, TaskStatus, TrajectoryStatus, UnitVerdict};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -269,34 +277,30 @@ impl Store {
         &self.path
     }
 
-    /// The connection, for modules that own their own tables (the call record).
+    /// The connection, for the store's own modules and for tests that set up or
+    /// inspect rows directly. Code outside the store reads and writes through
+    /// `Store` methods.
     pub fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent (the
         // transaction rolls back on drop), so a poisoned lock is still usable.
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The same connection as a shared handle, for the language-model client (its
-    /// call record lives in this store and it outlives any one borrow).
-    pub fn shared_conn(&self) -> Arc<Mutex<Connection>> {
-        Arc::clone(&self.conn)
-    }
-
     /// Records the start of a command; returns the run id.
     pub fn begin_run(&self, command: &str, args: &serde_json::Value) -> Result<i64, StoreError> {
         let conn = self.conn();
         conn.execute(
-            "INSERT INTO runs (command, args, started_at, status) VALUES (?1, ?2, datetime('now'), 'running')",
-            params![command, args.to_string()],
+            "INSERT INTO runs (command, args, started_at, status) VALUES (?1, ?2, datetime('now'), ?3)",
+            params![command, args.to_string(), RunStatus::Running],
         )?;
         Ok(conn.last_insert_rowid())
     }
 
-    /// Records the end of a run with its outcome (`ok`, `failed`) and a summary.
+    /// Records the end of a run with its outcome and a summary.
     pub fn finish_run(
         &self,
         run: i64,
-        status: &str,
+        status: RunStatus,
         summary: &serde_json::Value,
     ) -> Result<(), StoreError> {
         finish_run_in(&self.conn(), run, status, summary)
@@ -313,8 +317,8 @@ impl Store {
     ) -> Result<usize, StoreError> {
         Ok(self.conn().execute(
             "UPDATE runs SET finished_at = datetime('now'), status = ?1, summary = ?2
-             WHERE status = 'running'",
-            params![status.as_str(), summary.to_string()],
+             WHERE status = ?3",
+            params![status, summary.to_string(), RunStatus::Running],
         )?)
     }
 
@@ -325,8 +329,14 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
-    /// A count over one table, optionally filtered by a `status` value.
-    pub fn count(&self, table: Table, status: Option<&str>) -> Result<u64, StoreError> {
+    /// A count over one table, optionally filtered by a `status` value (the
+    /// table's status enum: [`SubtaskStatus`](crate::model::SubtaskStatus),
+    /// [`TaskStatus`], [`IntentStatus`](intents::IntentStatus), [`TrajectoryStatus`]).
+    pub fn count(
+        &self,
+        table: Table,
+        status: Option<&dyn rusqlite::ToSql>,
+    ) -> Result<u64, StoreError> {
         let conn = self.conn();
         let n: i64 = match status {
             Some(s) => conn.query_row(
@@ -342,7 +352,7 @@ impl Store {
     }
 
     /// The latest finished run of a command, if any: (id, status).
-    pub fn last_run(&self, command: &str) -> Result<Option<(i64, String)>, StoreError> {
+    pub fn last_run(&self, command: &str) -> Result<Option<(i64, RunStatus)>, StoreError> {
         Ok(self
             .conn()
             .query_row(
@@ -359,7 +369,7 @@ impl Store {
 pub(crate) fn finish_run_in(
     conn: &Connection,
     run: i64,
-    status: &str,
+    status: RunStatus,
     summary: &serde_json::Value,
 ) -> Result<(), StoreError> {
     conn.execute(
@@ -427,24 +437,6 @@ fn create_parent(path: &Path) -> Result<(), StoreError> {
         })?;
     }
     Ok(())
-}
-
-/// How a run that did not finish by itself is ended (see [`Store::close_open_runs`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunStatus {
-    /// Its process ended (killed, crashed) before it finished.
-    Interrupted,
-    /// Its command returned an error.
-    Failed,
-}
-
-impl RunStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Interrupted => "interrupted",
-            RunStatus::Failed => "failed",
-        }
-    }
 }
 
 /// Tables that carry a `status` column, for [`Store::count`].
@@ -545,22 +537,22 @@ mod tests {
         let open = killed.begin_run("verify", &serde_json::json!({})).unwrap();
         let done = killed.begin_run("explore", &serde_json::json!({})).unwrap();
         killed
-            .finish_run(done, "done", &serde_json::json!({}))
+            .finish_run(done, RunStatus::Done, &serde_json::json!({}))
             .unwrap();
         drop(killed);
         let reader = Store::open_reader(&path).unwrap();
         assert_eq!(
             reader.last_run("verify").unwrap(),
-            Some((open, "running".into()))
+            Some((open, RunStatus::Running))
         );
         let writer = Store::open_writer(&path).unwrap();
         assert_eq!(
             writer.last_run("verify").unwrap(),
-            Some((open, "interrupted".into()))
+            Some((open, RunStatus::Interrupted))
         );
         assert_eq!(
             writer.last_run("explore").unwrap(),
-            Some((done, "done".into()))
+            Some((done, RunStatus::Done))
         );
     }
 
@@ -622,8 +614,8 @@ mod tests {
         let id = s
             .begin_run("compose", &serde_json::json!({"count": 3}))
             .unwrap();
-        s.finish_run(id, "ok", &serde_json::json!({"made": 3}))
+        s.finish_run(id, RunStatus::Ok, &serde_json::json!({"made": 3}))
             .unwrap();
-        assert_eq!(s.last_run("compose").unwrap(), Some((id, "ok".into())));
+        assert_eq!(s.last_run("compose").unwrap(), Some((id, RunStatus::Ok)));
     }
 }

@@ -184,7 +184,7 @@ impl Store {
         let conn = self.conn();
         let mut stmt =
             conn.prepare("SELECT id, body FROM subtasks WHERE status = ?1 ORDER BY id")?;
-        let rows = stmt.query_map([status.as_str()], |r| {
+        let rows = stmt.query_map([status], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
         })?;
         let mut out = Vec::new();
@@ -258,7 +258,7 @@ pub(super) fn put_subtask(
             subtask.application,
             subtask.category,
             subtask.instruction_template,
-            status.as_str(),
+            status,
             reason,
             body,
             run

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 use rusqlite::params;
 
-use super::{from_json, Store, StoreError};
+use super::{from_json, Store, StoreError, TaskStatus, TrajectoryStatus};
 use crate::model::{Task, TaskTrajectory, ValidationAttempt};
 
 /// A dataset version's record.
@@ -42,7 +42,7 @@ pub struct AddedDataset {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTask {
     pub version: u32,
-    pub status: String,
+    pub status: TaskStatus,
     pub task: Task,
 }
 
@@ -203,7 +203,7 @@ impl Store {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
+                r.get::<_, TaskStatus>(2)?,
                 r.get::<_, String>(3)?,
             ))
         })?;
@@ -265,10 +265,17 @@ impl DatasetWriter<'_> {
     fn flush(&mut self) -> Result<(), StoreError> {
         let conn = self.store.conn();
         let mut stmt = conn.prepare_cached(
-            "INSERT OR IGNORE INTO tasks (task_id, version, seq, status, body) VALUES (?1, ?2, ?3, 'composed', ?4)",
+            "INSERT OR IGNORE INTO tasks (task_id, version, seq, status, body) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         for (id, body) in self.batch.drain(..) {
-            if stmt.execute(params![id, self.version, self.inserted as i64, body])? == 1 {
+            let row = params![
+                id,
+                self.version,
+                self.inserted as i64,
+                TaskStatus::Composed,
+                body
+            ];
+            if stmt.execute(row)? == 1 {
                 self.inserted += 1;
             } else {
                 self.already_present += 1;
@@ -316,20 +323,51 @@ impl Drop for DatasetWriter<'_> {
     }
 }
 
-/// Task status values of the `tasks` table.
-pub const COMPOSED: &str = "composed";
-pub const VALIDATED: &str = "validated";
-pub const REJECTED: &str = "rejected";
-
 /// A stored task trajectory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredTaskTrajectory {
     pub trajectory_id: String,
     pub task_id: String,
-    /// `ok` (replays to full coverage) or `failed`.
-    pub status: String,
+    /// `Ok` (replays to full coverage) or `Failed`.
+    pub status: TrajectoryStatus,
     pub reason: Option<String>,
     pub trajectory: TaskTrajectory,
+}
+
+/// A `task_trajectories` row as read (trajectory_id, task_id, status, reason,
+/// body, in that column order), its body not parsed yet.
+pub(super) struct TaskTrajectoryRow {
+    trajectory_id: String,
+    task_id: String,
+    status: TrajectoryStatus,
+    reason: Option<String>,
+    body: String,
+}
+
+impl TaskTrajectoryRow {
+    pub(super) fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskTrajectoryRow> {
+        Ok(TaskTrajectoryRow {
+            trajectory_id: r.get(0)?,
+            task_id: r.get(1)?,
+            status: r.get(2)?,
+            reason: r.get(3)?,
+            body: r.get(4)?,
+        })
+    }
+
+    pub(super) fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    pub(super) fn parse(self) -> Result<StoredTaskTrajectory, StoreError> {
+        Ok(StoredTaskTrajectory {
+            trajectory: from_json("task trajectory", &self.trajectory_id, &self.body)?,
+            trajectory_id: self.trajectory_id,
+            task_id: self.task_id,
+            status: self.status,
+            reason: self.reason,
+        })
+    }
 }
 
 impl Store {
@@ -341,7 +379,7 @@ impl Store {
     pub fn record_validation(
         &self,
         task: &Task,
-        status: &str,
+        status: TaskStatus,
         reason: Option<&str>,
         attempts: &[ValidationAttempt],
     ) -> Result<(), StoreError> {
@@ -430,7 +468,7 @@ impl Store {
     /// (version, composition order) and trajectory id.
     pub fn task_trajectories(
         &self,
-        status: Option<&str>,
+        status: Option<TrajectoryStatus>,
     ) -> Result<Vec<StoredTaskTrajectory>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
@@ -439,26 +477,10 @@ impl Store {
              WHERE ?1 IS NULL OR tt.status = ?1
              ORDER BY t.version, t.seq, length(tt.trajectory_id), tt.trajectory_id",
         )?;
-        let rows = stmt.query_map([status], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })?;
+        let rows = stmt.query_map([status], TaskTrajectoryRow::read)?;
         let mut out = Vec::new();
         for row in rows {
-            let (trajectory_id, task_id, status, reason, body) = row?;
-            let trajectory = from_json("task trajectory", &trajectory_id, &body)?;
-            out.push(StoredTaskTrajectory {
-                trajectory_id,
-                task_id,
-                status,
-                reason,
-                trajectory,
-            });
+            out.push(row?.parse()?);
         }
         Ok(out)
     }
@@ -610,14 +632,14 @@ mod tests {
         };
         let mut t = task("t1");
         t.validation = vec![attempt(1, false), attempt(2, true)];
-        s.record_validation(&t, VALIDATED, None, &t.validation)
+        s.record_validation(&t, TaskStatus::Validated, None, &t.validation)
             .unwrap();
         let stored = s.tasks(None).unwrap();
-        assert_eq!(stored[0].status, VALIDATED);
+        assert_eq!(stored[0].status, TaskStatus::Validated);
         assert_eq!(stored[0].task.validation.len(), 2);
         assert_eq!(s.validation_attempts("t1").unwrap().len(), 2);
         assert!(s
-            .record_validation(&task("nope"), REJECTED, Some("x"), &[])
+            .record_validation(&task("nope"), TaskStatus::Rejected, Some("x"), &[])
             .is_err());
 
         let traj = TaskTrajectory {
@@ -632,12 +654,17 @@ mod tests {
         s.put_task_trajectories(&[StoredTaskTrajectory {
             trajectory_id: "t1(0)".into(),
             task_id: "t1".into(),
-            status: "ok".into(),
+            status: TrajectoryStatus::Ok,
             reason: None,
             trajectory: traj,
         }])
         .unwrap();
-        assert_eq!(s.task_trajectories(Some("ok")).unwrap().len(), 1);
+        assert_eq!(
+            s.task_trajectories(Some(TrajectoryStatus::Ok))
+                .unwrap()
+                .len(),
+            1
+        );
         assert!(s.tasks_with_trajectories().unwrap().contains("t1"));
     }
 }

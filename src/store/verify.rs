@@ -10,7 +10,7 @@
 use rusqlite::params;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
-use super::{from_json, Store, StoreError};
+use super::{from_json, Store, StoreError, UnitVerdict};
 
 /// Migration 3: the verify stage's tables.
 pub const VERIFY_MIGRATION: &str = r#"
@@ -118,7 +118,7 @@ impl Store {
             params![
                 subtask_id,
                 parameter_index as i64,
-                if passed { "passed" } else { "failed" },
+                UnitVerdict::of(passed),
                 reason,
                 rounds.len() as i64,
                 serde_json::to_string(body).expect("unit records serialize"),

@@ -3,11 +3,9 @@
 
 #![allow(dead_code)]
 
-use std::sync::{Arc, Mutex};
-
-use rusqlite::Connection;
 use serde_json::{json, Value};
 use synth::llm::{ClientOptions, LlmClient, LlmConfig, NeutralSubtask, ReconstructRequest};
+use synth::store::calls::CallLog;
 use wiremock::ResponseTemplate;
 
 pub const KEY: &str = "sk-test-SECRET-9f8e7d6c5b4a";
@@ -24,7 +22,7 @@ pub fn opts(no_cache: bool) -> ClientOptions {
     }
 }
 
-pub async fn client(cfg: LlmConfig, store: &Arc<Mutex<Connection>>, no_cache: bool) -> LlmClient {
+pub async fn client(cfg: LlmConfig, store: &CallLog, no_cache: bool) -> LlmClient {
     LlmClient::openai(cfg, store.clone(), opts(no_cache))
         .await
         .unwrap()

@@ -269,8 +269,8 @@ impl Brain {
                 .filter(|l| !l.is_empty() && l != "(none recorded)")
                 .collect(),
             feedback: Some(section(user, "### Feedback from the previous round"))
-                .map(|f| f.trim().to_string())
-                .filter(|f| !f.is_empty()),
+                .map(|f| read_coder_feedback(f.trim()))
+                .filter(|f| !f.refuted().is_empty()),
             apis: model_check_api_docs(),
         };
         let subtasks = self.proposed.lock().unwrap().clone();
@@ -313,7 +313,8 @@ impl Brain {
                     .trim()
                     .to_string()
             })
-            .filter(|f| !f.is_empty());
+            .filter(|f| !f.is_empty())
+            .map(|f| read_actor_feedback(&f));
         let instruction = user
             .split_once("<Task instruction:>\n")
             .map(|(_, i)| i.trim().to_string())
@@ -478,6 +479,78 @@ impl Brain {
             }
             _ => json!({"edges": []}),
         }
+    }
+}
+
+/// Makes a check call of its one argument.
+type CallOf = fn(String) -> synth::model::CheckCall;
+
+/// The failing checks an actor prompt's feedback words as goals ("expects a
+/// click on 'X', ...", "expects typing 'X', ...", "expects the key press 'X',
+/// ..."), read the way a model reads them.
+fn read_actor_feedback(text: &str) -> ActorFeedback {
+    let mut checks = Vec::new();
+    let mut rest = text;
+    let markers: [(&str, CallOf); 3] = [
+        ("expects a click on '", |text| {
+            synth::model::CheckCall::CheckMouseClicks { text }
+        }),
+        ("expects typing '", |text| {
+            synth::model::CheckCall::CheckKeyboardTypes { text }
+        }),
+        ("expects the key press '", |keys| {
+            synth::model::CheckCall::CheckKeyPresses { keys }
+        }),
+    ];
+    while let Some((i, marker, call)) = markers
+        .iter()
+        .filter_map(|(m, call)| rest.find(m).map(|i| (i, *m, call)))
+        .min_by_key(|(i, _, _)| *i)
+    {
+        let after = &rest[i + marker.len()..];
+        let Some(end) = after.find("', ") else { break };
+        checks.push(FailedCheck {
+            call: call(after[..end].to_string()),
+            expect: true,
+            message: None,
+        });
+        rest = &after[end..];
+    }
+    ActorFeedback::FailedChecks { checks }
+}
+
+/// The controls and texts a coder prompt's evidence says never appeared, read
+/// the way a model reads them.
+fn read_coder_feedback(text: &str) -> CoderFeedback {
+    let quoted = |line: &str, lead: &str, tail: &str| {
+        line.strip_prefix(lead)
+            .and_then(|l| l.strip_suffix(tail))
+            .map(str::to_string)
+    };
+    let mut checks = Vec::new();
+    for line in text.lines() {
+        let never = "' never appeared during the trajectory.";
+        if let Some(t) = quoted(
+            line,
+            "No control with the text '",
+            "' appeared during the trajectory.",
+        ) {
+            checks.push(CheckEvidence {
+                call: synth::model::CheckCall::CheckMouseClicks { text: t.clone() },
+                expect: true,
+                findings: vec![Finding::NoSuchControl { text: t }],
+            });
+        } else if let Some(t) = quoted(line, "The text '", never) {
+            checks.push(CheckEvidence {
+                call: synth::model::CheckCall::CheckTextExists { text: t.clone() },
+                expect: true,
+                findings: vec![Finding::NeverShown { text: t }],
+            });
+        }
+    }
+    CoderFeedback::FailedChecks {
+        checks,
+        seen: Vec::new(),
     }
 }
 

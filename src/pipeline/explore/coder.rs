@@ -273,52 +273,11 @@ fn only_navigates(app: &AppSpec, text: &str) -> bool {
     found
 }
 
-/// The quoted texts that a feedback clause says never appeared, were not seen,
-/// or do not exist.
-pub fn refuted_texts(feedback: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for clause in feedback.split([';', '\n']) {
-        let lower = clause.to_lowercase();
-        // Evidence that a text is absent from the environment (not that the
-        // trajectory skipped it: "appeared but ... did not click" is the actor's).
-        let negative = [
-            "never",
-            "no control",
-            "does not exist",
-            "doesn't exist",
-            "not exist",
-            "not found",
-            "no such",
-            "missing",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
-            && !lower.contains("appeared but");
-        if !negative {
-            continue;
-        }
-        // The list after "texts seen:"/"files that exist:" is evidence of presence.
-        let clause = match lower.find(" seen:").or_else(|| lower.find(" exist:")) {
-            Some(i) => &clause[..i],
-            None => clause,
-        };
-        for q in ['\'', '"'] {
-            let parts: Vec<&str> = clause.split(q).collect();
-            for (i, p) in parts.iter().enumerate() {
-                if i % 2 == 1 && !p.trim().is_empty() && i + 1 < parts.len() {
-                    out.push(p.to_string());
-                }
-            }
-        }
-    }
-    out
-}
-
 impl OfflineRole<CodeRequest> for OfflineCoder {
     fn answer(&self, req: &CodeRequest) -> Result<Outcome<Vec<Check>>, LlmError> {
         let mut checks = self.checks(req);
         if let Some(fb) = &req.feedback {
-            let refuted = refuted_texts(fb);
+            let refuted = fb.refuted_texts();
             checks.retain(|c| {
                 !c.call.args().iter().any(|a| {
                     refuted.iter().any(|r| {
@@ -334,25 +293,5 @@ impl OfflineRole<CodeRequest> for OfflineCoder {
             });
         }
         Ok(Outcome::Accepted(checks))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refuted_texts_come_from_negative_clauses_only() {
-        let r = refuted_texts("control 'Export' never appeared; texts seen: 'Save', 'Open'; files that exist: '/a.pdf'");
-        assert_eq!(r, vec!["Export".to_string()]);
-        // The evidence format of `synth verify`.
-        let r = refuted_texts(
-            "Your check check_mouse_clicks('Export') failed on the final state of the trajectory.\n\
-             A control 'Export' appeared but the trajectory did not click it.\n\
-             Controls clicked: 'Open', 'Save'.\n\n\
-             Your check check_mouse_clicks('Share') failed on the final state of the trajectory.\n\
-             No control with the text 'Share' appeared during the trajectory.",
-        );
-        assert_eq!(r, vec!["Share".to_string()]);
     }
 }

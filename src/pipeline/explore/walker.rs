@@ -1205,7 +1205,7 @@ pub fn run_real(
     report.wall_seconds = started.elapsed().as_secs_f64();
     let failed: BTreeMap<&String, &String> = report.failed().collect();
     let summary = serde_json::json!({"proposed": report.proposed, "failed": failed});
-    let status = if failed.is_empty() { "done" } else { "failed" };
+    let status = crate::store::RunStatus::done_unless(!failed.is_empty());
     cx.store.finish_run(run_id, status, &summary)?;
     Ok(report)
 }

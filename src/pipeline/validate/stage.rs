@@ -46,8 +46,8 @@ use crate::llm::{
 use crate::model::{Dag, Subtask, SubtaskId, SubtaskStatus, Task, TaskNode, ValidationAttempt};
 use crate::pipeline::compose::{write_tasks_file, ComposeStageError};
 use crate::pipeline::StageContext;
-use crate::store::tasks::{COMPOSED, REJECTED, VALIDATED};
 use crate::store::StoreError;
+use crate::store::{RunStatus, TaskStatus};
 
 /// Default number of summarize → reconstruct → compare attempts per task.
 pub const DEFAULT_ATTEMPTS: u32 = 3;
@@ -461,7 +461,7 @@ pub fn run(
         .store
         .tasks(None)?
         .into_iter()
-        .filter(|t| t.status == COMPOSED)
+        .filter(|t| t.status == TaskStatus::Composed)
         .map(|t| t.task)
         .collect();
     let mut report = ValidateReport {
@@ -554,7 +554,7 @@ pub fn run(
                         report.first_attempt += 1;
                     }
                     cx.store
-                        .record_validation(&task, VALIDATED, None, &v.attempts)?;
+                        .record_validation(&task, TaskStatus::Validated, None, &v.attempts)?;
                 } else {
                     report.rejected += 1;
                     let last = v
@@ -564,14 +564,22 @@ pub fn run(
                         .unwrap_or_default();
                     let reason =
                         format!("no agreement after {} attempt(s): {last}", v.attempts.len());
-                    cx.store
-                        .record_validation(&task, REJECTED, Some(&reason), &v.attempts)?;
+                    cx.store.record_validation(
+                        &task,
+                        TaskStatus::Rejected,
+                        Some(&reason),
+                        &v.attempts,
+                    )?;
                 }
             }
             Ok(())
         });
         bar.finish_and_clear();
-        let status = if result.is_err() { "failed" } else { "ok" };
+        let status = if result.is_err() {
+            RunStatus::Failed
+        } else {
+            RunStatus::Ok
+        };
         cx.store.finish_run(
             run,
             status,
@@ -585,10 +593,10 @@ pub fn run(
         report.mean_instruction_words = words as f64 / report.validated as f64;
     }
     for t in cx.store.tasks(None)? {
-        match t.status.as_str() {
-            VALIDATED => report.total_validated += 1,
-            REJECTED => report.total_rejected += 1,
-            _ => {}
+        match t.status {
+            TaskStatus::Validated => report.total_validated += 1,
+            TaskStatus::Rejected => report.total_rejected += 1,
+            TaskStatus::Composed => {}
         }
     }
     report.seconds = started.elapsed().as_secs_f64();

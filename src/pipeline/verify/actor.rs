@@ -8,8 +8,8 @@
 //!
 //! - every output resource of the instance holds,
 //! - every parameter value was used, and
-//! - every subgoal named by the feedback holds (a click on a control, a text typed,
-//!   a key pressed; see [`super::rounds::actor_feedback`] for the wording).
+//! - every subgoal of the feedback holds (a click on a control, a text typed, a
+//!   key pressed that a failing check expects; [`crate::llm::ActorFeedback::subgoals`]).
 //!
 //! "Used" depends on where the value may go ([`FieldRule`]): a value the
 //! instruction labels ("with subject 'X'") goes only into the Edit field of that
@@ -73,42 +73,7 @@ pub struct PlannedStep {
     pub thought: String,
 }
 
-/// What the feedback asks for beyond the subtask's outputs.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Subgoals {
-    pub clicks: Vec<String>,
-    pub typed: Vec<String>,
-    pub keys: Vec<String>,
-}
-
-impl Subgoals {
-    /// Reads the subgoals out of a feedback text (the phrases of
-    /// [`super::rounds::actor_feedback`]).
-    pub fn from_feedback(feedback: Option<&str>) -> Subgoals {
-        let mut s = Subgoals::default();
-        let Some(text) = feedback else {
-            return s;
-        };
-        for (marker, list) in [
-            ("expects a click on '", &mut s.clicks),
-            ("expects typing '", &mut s.typed),
-            ("expects the key press '", &mut s.keys),
-        ] {
-            let mut rest = text;
-            while let Some(i) = rest.find(marker) {
-                let after = &rest[i + marker.len()..];
-                match after.find("', ").or_else(|| after.rfind('\'')) {
-                    Some(end) => {
-                        list.push(after[..end].to_string());
-                        rest = &after[end..];
-                    }
-                    None => break,
-                }
-            }
-        }
-        s
-    }
-}
+pub use crate::llm::Subgoals;
 
 /// The rule-based actor (see the module doc).
 pub struct OfflineActor {
@@ -281,7 +246,11 @@ impl OfflineActor {
         let inst = self
             .recognise(&req.instruction)
             .ok_or("the instruction matches no subtask template the offline actor knows")?;
-        let goals = Subgoals::from_feedback(req.feedback.as_deref());
+        let goals = req
+            .feedback
+            .as_ref()
+            .map(crate::llm::ActorFeedback::subgoals)
+            .unwrap_or_default();
         let plan = self.plan(&inst, &goals)?;
         let n = req.history.len();
         let on_plan = req.history.len() <= plan.len()
@@ -1741,19 +1710,6 @@ mod tests {
         let p = match_template("{a} and {a}", "x and x").unwrap();
         assert_eq!(p["a"], "x");
         assert!(match_template("{a} and {a}", "x and y").is_none());
-    }
-
-    #[test]
-    fn feedback_phrases_become_subgoals() {
-        let g = Subgoals::from_feedback(Some(
-            "Check failed. The evaluation expects a click on 'Full Screen', which your trajectory did not do.",
-        ));
-        assert_eq!(g.clicks, vec!["Full Screen"]);
-        let g = Subgoals::from_feedback(Some(
-            "The evaluation expects typing 'it's done', which you did not.",
-        ));
-        assert_eq!(g.typed, vec!["it's done"]);
-        assert_eq!(Subgoals::from_feedback(None), Subgoals::default());
     }
 
     #[test]

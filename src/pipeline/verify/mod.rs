@@ -230,7 +230,7 @@ pub fn offline_actor(
 }
 
 /// A coder that answers with the subtask's own stored evaluation (the
-/// hand-written pool's), matched by template. On feedback saying a check's
+/// hand-written pool's), matched by template. On evidence that a check's
 /// control or text never appeared, that check is dropped.
 #[derive(Debug, Clone)]
 pub struct HandWrittenCoder {
@@ -259,27 +259,18 @@ impl OfflineRole<CodeRequest> for HandWrittenCoder {
                 raw: String::new(),
             });
         };
-        // Blocks of the evidence whose check can never hold on this desktop.
-        let refuted: Vec<&str> = req
+        // Checks the evidence says can never hold on this desktop.
+        let refuted: Vec<&crate::llm::CheckEvidence> = req
             .feedback
-            .as_deref()
-            .map(|f| {
-                f.split("\n\n")
-                    .filter(|b| {
-                        b.contains("never appeared") || b.contains("No control with the text")
-                    })
-                    .filter_map(|b| b.lines().next())
-                    .collect()
-            })
+            .as_ref()
+            .map(|f| f.refuted())
             .unwrap_or_default();
         let kept: Vec<Check> = checks
             .iter()
             .filter(|c| {
                 !req.parameters.iter().any(|p| {
-                    let shown = rounds::shown_call(&c.call.instantiate(p));
-                    refuted
-                        .iter()
-                        .any(|line| line.contains(&format!("check {shown}")))
+                    let call = c.call.instantiate(p);
+                    refuted.iter().any(|r| r.call == call)
                 })
             })
             .cloned()
@@ -323,14 +314,14 @@ async fn build_model(
     let cfg = cx.llm.config.clone();
     let client = match cx.llm.backend {
         Backend::Offline => return Ok((Arc::new(roles), None)),
-        Backend::OpenAi => LlmClient::openai(cfg, cx.store.shared_conn(), opts).await?,
+        Backend::OpenAi => LlmClient::openai(cfg, cx.store.call_log(), opts).await?,
         Backend::Replay => {
             let source = cx
                 .llm
                 .replay_file
                 .clone()
                 .map_or(ReplaySource::Store, ReplaySource::Jsonl);
-            LlmClient::replay(cfg, cx.store.shared_conn(), source, opts)?
+            LlmClient::replay(cfg, cx.store.call_log(), source, opts)?
         }
     };
     Ok((Arc::new(client.clone()), Some(client)))
@@ -602,7 +593,7 @@ pub fn run(
     report.seconds = started.elapsed().as_secs_f64();
     cx.store.finish_run(
         run_id,
-        "ok",
+        crate::store::RunStatus::Ok,
         &serde_json::to_value(&report).unwrap_or(serde_json::Value::Null),
     )?;
     Ok(report)

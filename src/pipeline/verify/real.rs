@@ -76,7 +76,8 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
     bar.finish_and_clear();
     report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     let summary = serde_json::json!({"verified": report.verified, "rejected": report.rejected});
-    cx.store.finish_run(run_id, "done", &summary)?;
+    cx.store
+        .finish_run(run_id, crate::store::RunStatus::Done, &summary)?;
     Ok(report)
 }
 

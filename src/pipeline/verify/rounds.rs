@@ -9,10 +9,11 @@
 //! with another application's window in front (as a task hands it over, with the
 //! joining step task trajectories add), it must still make the outputs hold. On
 //! failure the failing
-//! check, worded as a goal ([`actor_feedback`]), goes back to the actor, and the
-//! environment's evidence ([`coder_evidence`]: controls and texts that never
-//! appeared, what was clicked and typed, which files exist) goes back to the coder;
-//! both answer again, up to `rounds` rounds. Every round is kept as a
+//! checks ([`ActorFeedback`], which the actor's prompt words as goals) go back to
+//! the actor, and the environment's evidence ([`coder_evidence`]: controls and
+//! texts that never appeared, what was clicked and typed, which files exist) goes
+//! back to the coder ([`CoderFeedback`]), as data; both answer again, up to
+//! `rounds` rounds. A round's record keeps the feedback as the prompts showed it. Every round is kept as a
 //! [`RoundRecord`]; a malformed reply is a failed round with its reason, never an
 //! error.
 
@@ -24,8 +25,8 @@ use super::contract::{covered_problem, missing_outputs, note_seen, start_state, 
 use crate::env::sim::{vfs, HOME};
 use crate::env::{Environment, EventKind, SimDesktop};
 use crate::llm::{
-    ActRequest, ApiDoc, CodeRequest, ControlInfo, HistoryStep, LanguageModel, LlmError, Outcome,
-    StepStatus,
+    ActRequest, ActorFeedback, ApiDoc, CheckEvidence, CodeRequest, CoderFeedback, ControlInfo,
+    FailedCheck, Finding, HistoryStep, LanguageModel, LlmError, Outcome, StepStatus,
 };
 use crate::model::{
     Check, CheckCall, EvalResult, ParameterSet, Subtask, SubtaskTrajectory, TrajectoryAction,
@@ -142,7 +143,7 @@ impl UnitContext<'_> {
         &self,
         inst: &Instance,
         start: &SimDesktop,
-        feedback: Option<&str>,
+        feedback: Option<&ActorFeedback>,
     ) -> Result<Episode, LlmError> {
         let tid = trajectory_id(inst);
         let mut desk = start.clone();
@@ -165,7 +166,7 @@ impl UnitContext<'_> {
                 window_title: obs.window_title.clone(),
                 controls: control_infos(&obs),
                 history: history.clone(),
-                feedback: feedback.map(str::to_string),
+                feedback: feedback.cloned(),
                 screenshot: if self.screenshots {
                     obs.screenshot(true).ok()
                 } else {
@@ -242,14 +243,14 @@ impl UnitContext<'_> {
             Ok(s) => s,
             Err(reason) => return Ok((unverifiable(inst, reason), Vec::new())),
         };
-        let mut actor_fb: Option<String> = None;
-        let mut actor_notes: Vec<String> = Vec::new();
-        let mut coder_fb: Option<String> = None;
+        let mut actor_fb: Option<ActorFeedback> = None;
+        let mut actor_notes: Vec<FailedCheck> = Vec::new();
+        let mut coder_fb: Option<CoderFeedback> = None;
         let mut records = Vec::new();
         let mut reasons = Vec::new();
         let mut last_checks = Vec::new();
         for round in 1..=self.rounds.max(1) {
-            let ep = self.episode(&inst, &start, actor_fb.as_deref())?;
+            let ep = self.episode(&inst, &start, actor_fb.as_ref())?;
             let req = CodeRequest {
                 instruction_template: subtask.instruction_template.clone(),
                 application: subtask.application.clone(),
@@ -267,14 +268,14 @@ impl UnitContext<'_> {
             let mut rec = RoundRecord {
                 round,
                 actor: ActorSide {
-                    feedback: actor_fb.clone(),
+                    feedback: actor_fb.as_ref().map(ActorFeedback::render),
                     actions: ep.actions.clone(),
                     finished: ep.finished,
                     rejected: ep.rejected.clone(),
                     wrong_steps: ep.wrong_steps,
                 },
                 coder: CoderSide {
-                    feedback: coder_fb.clone(),
+                    feedback: coder_fb.as_ref().map(CoderFeedback::render),
                     checks: checks.clone(),
                     rejected: coder_rejected.clone(),
                 },
@@ -287,20 +288,19 @@ impl UnitContext<'_> {
             let mut next_coder = None;
             if let Some(r) = &ep.rejected {
                 problems.push(format!("actor reply rejected ({r})"));
-                next_actor = Some(format!("Your previous reply could not be used: {r}"));
+                next_actor = Some(ActorFeedback::ReplyUnusable { reason: r.clone() });
             } else if !ep.finished {
                 problems.push(format!(
                     "the actor did not finish within {} steps",
                     self.max_steps
                 ));
-                next_actor = Some(format!(
-                    "You did not finish within {} steps; take the shortest way to the goal.",
-                    self.max_steps
-                ));
+                next_actor = Some(ActorFeedback::StepLimit {
+                    steps: self.max_steps,
+                });
             }
             if let Some(r) = &coder_rejected {
                 problems.push(format!("coder reply rejected ({r})"));
-                next_coder = Some(format!("Your previous checks could not be used: {r}"));
+                next_coder = Some(CoderFeedback::ReplyUnusable { reason: r.clone() });
             }
             if let Some(checks) = &checks {
                 last_checks = checks.clone();
@@ -318,12 +318,14 @@ impl UnitContext<'_> {
                                 &inst.params,
                                 ep.desk.probes(),
                             );
-                            let note = actor_feedback(c, &inst.params);
+                            let note = failed_check(c, &inst.params);
                             if !one.success && !actor_notes.contains(&note) {
                                 actor_notes.push(note);
                             }
                         }
-                        next_actor = Some(actor_notes.join("\n"));
+                        next_actor = Some(ActorFeedback::FailedChecks {
+                            checks: actor_notes.clone(),
+                        });
                     }
                     next_coder = Some(coder_evidence(checks, &inst.params, &ep.desk, &ep.seen));
                 } else if !missing.is_empty() && problems.is_empty() {
@@ -331,28 +333,23 @@ impl UnitContext<'_> {
                     problems.push(format!(
                         "resource contract: {list} did not hold after the trajectory"
                     ));
-                    next_actor = Some(format!(
-                        "Your trajectory did not produce the subtask's declared output(s): {list}."
-                    ));
-                    next_coder = Some(format!(
-                        "Your checks accepted a trajectory that does not produce the declared \
-                         output(s) {list}; add checks that fail without them."
-                    ));
+                    next_actor = Some(ActorFeedback::MissingOutputs {
+                        outputs: rec.missing_outputs.clone(),
+                    });
+                    next_coder = Some(CoderFeedback::MissingOutputs {
+                        outputs: rec.missing_outputs.clone(),
+                    });
                 }
                 rec.evaluation = Some(result);
             }
             if problems.is_empty() {
                 if let Some(p) = covered_problem(&start, &inst, &ep.actions) {
                     problems.push(format!("not composable: {p}"));
-                    next_actor = Some(format!(
-                        "Your steps must also work when other windows are open at the start \
-                         ({p}); start the application in a way that does not depend on what \
-                         is in front."
-                    ));
+                    next_actor = Some(ActorFeedback::NotComposable { problem: p });
                 }
             }
             if problems.is_empty() {
-                rec.verdict = "passed".into();
+                rec.verdict = crate::store::UnitVerdict::Passed.to_string();
                 records.push(rec);
                 let trajectory = SubtaskTrajectory {
                     trajectory_id: trajectory_id(&inst),
@@ -395,115 +392,37 @@ impl UnitContext<'_> {
     }
 }
 
-/// The failing check worded as a goal for the actor. The offline actor reads the
-/// phrases "expects a click on '…'", "expects typing '…'" and "expects the key press
-/// '…'" back as subgoals.
-pub fn actor_feedback(check: &Check, params: &ParameterSet) -> String {
-    let call = check.call.instantiate(params);
-    let want = check.expect;
-    let body = match (&call, want) {
-        (CheckCall::CheckMouseClicks { text }, true) => format!(
-            "The evaluation expects a click on '{text}', which your trajectory did not do."
-        ),
-        (CheckCall::CheckMouseClicks { text }, false) => format!(
-            "The evaluation expects no click on '{text}', but your trajectory clicked it."
-        ),
-        (CheckCall::CheckKeyboardTypes { text }, true) => format!(
-            "The evaluation expects typing '{text}', which your trajectory did not do."
-        ),
-        (CheckCall::CheckKeyPresses { keys }, true) => format!(
-            "The evaluation expects the key press '{keys}', which your trajectory did not do."
-        ),
-        (CheckCall::CheckFileExists { file_path }, true) => format!(
-            "The evaluation expects the file '{file_path}' to exist after your trajectory; it does not."
-        ),
-        (CheckCall::CheckFileExists { file_path }, false) => format!(
-            "The evaluation expects the file '{file_path}' to be gone after your trajectory; it still exists."
-        ),
-        (CheckCall::CheckDirExists { dir_path }, true) => format!(
-            "The evaluation expects the folder '{dir_path}' to exist after your trajectory; it does not."
-        ),
-        (CheckCall::CheckDirExists { dir_path }, false) => format!(
-            "The evaluation expects the folder '{dir_path}' to be gone after your trajectory; it still exists."
-        ),
-        (CheckCall::CheckFileContains { file_path, text }, true) => format!(
-            "The evaluation expects the file '{file_path}' to contain '{text}' after your trajectory."
-        ),
-        (CheckCall::CheckClipboardContains { text }, true) => format!(
-            "The evaluation expects the clipboard to contain '{text}' at the end of your trajectory."
-        ),
-        (
-            CheckCall::CheckTextExists { text }
-            | CheckCall::CheckTextExistsViaControl { text }
-            | CheckCall::CheckTextExistsViaOcr { text },
-            true,
-        ) => format!(
-            "The evaluation expects the text '{text}' to be shown at the end of your trajectory."
-        ),
-        (CheckCall::CheckWindowOpen { title }, true) => format!(
-            "The evaluation expects a window titled '{title}' to be open at the end of your trajectory."
-        ),
-        (call, _) => format!(
-            "The evaluation expects {}({}) to be {} at the end of your trajectory.",
-            call.api_name(),
-            call.args().join(", "),
-            want
-        ),
-    };
-    match &check.message {
-        Some(m) => format!(
-            "{body} (Check message: {})",
-            crate::model::fill_placeholders(m, params)
-        ),
-        None => body,
+/// A failing check as the actor's feedback names it: instantiated with the
+/// instance's parameters, its message filled.
+pub fn failed_check(check: &Check, params: &ParameterSet) -> FailedCheck {
+    FailedCheck {
+        call: check.call.instantiate(params),
+        expect: check.expect,
+        message: check
+            .message
+            .as_ref()
+            .map(|m| crate::model::fill_placeholders(m, params)),
     }
-}
-
-fn quoted(items: impl IntoIterator<Item = String>, limit: usize) -> String {
-    let v: Vec<String> = items.into_iter().map(|s| format!("'{s}'")).collect();
-    if v.is_empty() {
-        return "none".into();
-    }
-    let more = v.len().saturating_sub(limit);
-    let mut s = v.into_iter().take(limit).collect::<Vec<_>>().join(", ");
-    if more > 0 {
-        s.push_str(&format!(" and {more} more"));
-    }
-    s
 }
 
 /// The environment's evidence about every check that fails on the trajectory,
-/// for the coder: one block per failing check (its call on the first line), then
-/// the controls and texts seen during the trajectory.
+/// for the coder, with the controls and texts seen during the trajectory.
 pub fn coder_evidence(
     checks: &[Check],
     params: &ParameterSet,
     desk: &SimDesktop,
     seen: &BTreeSet<String>,
-) -> String {
-    let mut blocks: Vec<String> = checks
-        .iter()
-        .filter(|c| crate::env::run_check(&c.call.instantiate(params), desk.probes()) != c.expect)
-        .map(|c| check_evidence(c, params, desk, seen))
-        .collect();
-    blocks.push(format!(
-        "Controls and texts seen during the trajectory: {}.",
-        quoted(seen.iter().cloned(), 80)
-    ));
-    blocks.join("\n\n")
-}
-
-/// The call of a check as shown in feedback: `api('arg', ...)`.
-pub fn shown_call(call: &CheckCall) -> String {
-    format!(
-        "{}({})",
-        call.api_name(),
-        call.args()
+) -> CoderFeedback {
+    CoderFeedback::FailedChecks {
+        checks: checks
             .iter()
-            .map(|a| format!("'{a}'"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+            .filter(|c| {
+                crate::env::run_check(&c.call.instantiate(params), desk.probes()) != c.expect
+            })
+            .map(|c| check_evidence(c, params, desk, seen))
+            .collect(),
+        seen: seen.iter().cloned().collect(),
+    }
 }
 
 fn check_evidence(
@@ -511,95 +430,90 @@ fn check_evidence(
     params: &ParameterSet,
     desk: &SimDesktop,
     seen: &BTreeSet<String>,
-) -> String {
+) -> CheckEvidence {
     let call = check.call.instantiate(params);
+    let findings = findings(&call, desk, seen);
+    CheckEvidence {
+        call,
+        expect: check.expect,
+        findings,
+    }
+}
+
+/// What the desktop shows about one (instantiated) check call.
+fn findings(call: &CheckCall, desk: &SimDesktop, seen: &BTreeSet<String>) -> Vec<Finding> {
     let p = desk.probes();
     let seen_ci = |t: &str| {
         let t = t.trim().to_lowercase();
         seen.iter().any(|s| s.to_lowercase().contains(&t))
     };
-    let mut lines = vec![format!(
-        "Your check {}{} failed on the final state of the trajectory.",
-        shown_call(&call),
-        if check.expect {
-            ""
-        } else {
-            " with expect=false"
-        }
-    )];
     let events = p.events();
-    let clicked = || {
-        events
-            .iter()
-            .filter(|e| e.hit && matches!(e.kind, EventKind::Click { .. }))
-            .map(|e| e.control_text.clone())
-    };
-    let files_near = |path: &str| -> String {
+    let files_in = |path: &str| {
         let dir = vfs::normalize(path, HOME)
             .map(|p| vfs::parent(&p).to_string())
             .unwrap_or_default();
-        let listing = desk.state().vfs.list(&dir).unwrap_or_default();
-        format!("Files that exist in '{dir}': {}.", quoted(listing, 40))
+        let files = desk.state().vfs.list(&dir).unwrap_or_default();
+        Finding::FilesIn { dir, files }
     };
-    match &call {
+    match call {
         CheckCall::CheckMouseClicks { text } => {
-            if seen_ci(text) {
-                lines.push(format!(
-                    "A control '{text}' appeared but the trajectory did not click it."
-                ));
+            let text = text.clone();
+            let first = if seen_ci(&text) {
+                Finding::NotClicked { text }
             } else {
-                lines.push(format!(
-                    "No control with the text '{text}' appeared during the trajectory."
-                ));
-            }
-            lines.push(format!("Controls clicked: {}.", quoted(clicked(), 40)));
+                Finding::NoSuchControl { text }
+            };
+            let controls = events
+                .iter()
+                .filter(|e| e.hit && matches!(e.kind, EventKind::Click { .. }))
+                .map(|e| e.control_text.clone())
+                .collect();
+            vec![first, Finding::Clicked { controls }]
         }
-        CheckCall::CheckKeyboardTypes { .. } => {
-            let typed = events.iter().filter_map(|e| match &e.kind {
-                EventKind::Type { text } => Some(text.clone()),
-                _ => None,
-            });
-            lines.push(format!("Texts typed: {}.", quoted(typed, 40)));
-        }
-        CheckCall::CheckKeyPresses { .. } => {
-            let keys = events.iter().filter_map(|e| match &e.kind {
-                EventKind::Keys { keys } => Some(keys.clone()),
-                _ => None,
-            });
-            lines.push(format!("Keys pressed: {}.", quoted(keys, 40)));
-        }
+        CheckCall::CheckKeyboardTypes { .. } => vec![Finding::Typed {
+            texts: events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Type { text } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect(),
+        }],
+        CheckCall::CheckKeyPresses { .. } => vec![Finding::KeysPressed {
+            keys: events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Keys { keys } => Some(keys.clone()),
+                    _ => None,
+                })
+                .collect(),
+        }],
         CheckCall::CheckFileExists { file_path }
-        | CheckCall::CheckFileContains { file_path, .. } => {
-            lines.push(files_near(file_path));
-        }
-        CheckCall::CheckDirExists { dir_path } => lines.push(files_near(dir_path)),
-        CheckCall::CheckClipboardContains { .. } => lines.push(format!(
-            "The clipboard holds: {}.",
-            p.clipboard_text()
-                .map_or("nothing".to_string(), |t| format!("'{t}'"))
-        )),
+        | CheckCall::CheckFileContains { file_path, .. } => vec![files_in(file_path)],
+        CheckCall::CheckDirExists { dir_path } => vec![files_in(dir_path)],
+        CheckCall::CheckClipboardContains { .. } => vec![Finding::Clipboard {
+            text: p.clipboard_text(),
+        }],
         CheckCall::CheckTextExists { text }
         | CheckCall::CheckTextExistsViaControl { text }
         | CheckCall::CheckTextExistsViaOcr { text } => {
-            if seen_ci(text) {
-                lines.push(format!(
-                    "'{text}' appeared during the trajectory but is not shown at its end."
-                ));
+            let text = text.clone();
+            let first = if seen_ci(&text) {
+                Finding::NotShownAtEnd { text }
             } else {
-                lines.push(format!(
-                    "The text '{text}' never appeared during the trajectory."
-                ));
-            }
-            lines.push(format!(
-                "Texts shown at the end: {}.",
-                quoted(p.control_texts(), 40)
-            ));
+                Finding::NeverShown { text }
+            };
+            vec![
+                first,
+                Finding::ShownAtEnd {
+                    texts: p.control_texts(),
+                },
+            ]
         }
-        CheckCall::CheckWindowOpen { .. } => {
-            lines.push(format!("Open windows: {}.", quoted(p.window_titles(), 20)));
-        }
+        CheckCall::CheckWindowOpen { .. } => vec![Finding::OpenWindows {
+            titles: p.window_titles(),
+        }],
     }
-    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -608,19 +522,20 @@ mod tests {
     use crate::model::CheckCall;
 
     #[test]
-    fn actor_feedback_names_the_missing_click_as_a_subgoal() {
+    fn a_failing_check_is_named_with_its_parameters_filled() {
         let check = Check {
             call: CheckCall::CheckMouseClicks {
                 text: "{button}".into(),
             },
             expect: true,
-            message: None,
+            message: Some("{button} was clicked".into()),
         };
         let mut p = ParameterSet::new();
         p.insert("button".into(), "Save".into());
-        let fb = actor_feedback(&check, &p);
-        assert!(fb.contains("expects a click on 'Save'"), "{fb}");
-        let goals = super::super::actor::Subgoals::from_feedback(Some(&fb));
-        assert_eq!(goals.clicks, vec!["Save"]);
+        let fb = ActorFeedback::FailedChecks {
+            checks: vec![failed_check(&check, &p)],
+        };
+        assert_eq!(fb.subgoals().clicks, vec!["Save"]);
+        assert!(fb.render().ends_with("(Check message: Save was clicked)"));
     }
 }
