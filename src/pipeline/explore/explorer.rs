@@ -639,14 +639,7 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
 /// few kinds alphabetically, and what later applications make never reaches it.
 fn spread_by_inputs(plans: Vec<Plan>) -> Vec<Plan> {
     let kinds = |p: &Plan| -> Vec<String> {
-        let mut k: Vec<String> = p
-            .slots
-            .iter()
-            .filter_map(|s| match &s.role {
-                SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => Some(kind.clone()),
-                _ => None,
-            })
-            .collect();
+        let mut k = p.input_kinds();
         k.sort();
         k
     };

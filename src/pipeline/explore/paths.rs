@@ -93,6 +93,17 @@ impl Plan {
         self.slots.iter().find(|s| s.name == name)
     }
 
+    /// The resource kinds of the input slots (files and records), in slot order.
+    pub fn input_kinds(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter_map(|s| match &s.role {
+                SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => Some(kind.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The instruction template without the computed-output clause: the stable
     /// part the coder matches on.
     pub fn base_template(&self) -> String {
@@ -1757,14 +1768,7 @@ fn output_variants(p: Plan, catalog: &Catalog) -> Vec<Plan> {
     if p.phrases.iter().any(|ph| ph == "@invalid") {
         return vec![];
     }
-    let inputs: Vec<String> = p
-        .slots
-        .iter()
-        .filter_map(|s| match &s.role {
-            SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => Some(kind.clone()),
-            _ => None,
-        })
-        .collect();
+    let inputs = p.input_kinds();
     let Some(out_slot) = p
         .slots
         .iter()
