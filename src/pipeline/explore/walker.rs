@@ -70,10 +70,23 @@ pub struct WalkRules {
     /// (cells copied from a workbook are a table); others make text.
     #[serde(default)]
     pub clipboard_kinds: BTreeMap<String, String>,
-    /// Seconds one application's walk may take: past them no new candidate is
-    /// probed or tried (what was found is kept, what was not tried is named).
+    /// Seconds one application's tries may take, counted once its menus are
+    /// probed: past them no new candidate is tried (what was found is kept,
+    /// what was not tried is named).
     #[serde(default)]
     pub budget_secs: Option<u64>,
+    /// Seconds the probe of one application's menus may take. Past them the
+    /// probe stops with the candidates found so far; the items not probed yet
+    /// are kept in the walk cache and probed by the next walk. Separate from
+    /// `budget_secs`, so an application with hundreds of menu items still has
+    /// its whole budget for trying what it offers.
+    #[serde(default)]
+    pub probe_secs: Option<u64>,
+    /// Menu items probed and tried before the others, in this order (matched
+    /// by prefix as `skip` is): the ones that name a new file, so that a
+    /// budget spent on a long menu bar is spent after them.
+    #[serde(default)]
+    pub prefer: Vec<String>,
 }
 
 impl WalkRules {
@@ -110,6 +123,23 @@ impl WalkRules {
         self.skip
             .iter()
             .any(|s| item.starts_with(&bare(s).to_lowercase()))
+    }
+
+    /// Where `item` comes in the `prefer` order (items it does not name come
+    /// last).
+    fn rank(&self, item: &str) -> usize {
+        let item = bare(item).to_lowercase();
+        self.prefer
+            .iter()
+            .position(|p| item.starts_with(&bare(p).to_lowercase()))
+            .unwrap_or(self.prefer.len())
+    }
+
+    /// `items` without the skipped ones, the preferred first (a stable sort:
+    /// otherwise in menu order).
+    fn order(&self, items: &mut Vec<MenuPath>) {
+        items.retain(|c| !self.skips(&c.item));
+        items.sort_by_key(|c| self.rank(&c.item));
     }
 }
 
@@ -169,18 +199,17 @@ pub struct Probe {
     pub command: Vec<String>,
     pub menus: Vec<MenuPath>,
     pub candidates: Vec<MenuPath>,
+    /// Items the probe's time ran out before (the next walk probes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unprobed: Vec<MenuPath>,
 }
 
-/// The time one application's walk may still take.
+/// The time a part of one application's walk may still take.
 struct Budget(Option<std::time::Instant>);
 
 impl Budget {
-    fn of(rules: &WalkRules) -> Budget {
-        Budget(
-            rules
-                .budget_secs
-                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
-        )
+    fn of(secs: Option<u64>) -> Budget {
+        Budget(secs.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)))
     }
 
     fn spent(&self) -> bool {
@@ -202,11 +231,19 @@ pub fn walk(
     made: &[InputFile],
     cache: Option<&Path>,
 ) -> Result<WalkReport, EnvError> {
-    let budget = Budget::of(rules);
-    let inputs = input_files(env, app, catalog, rules, made)?;
-    let probe = probe_cached(env, app, rules, &budget, cache)?;
-    let open = WalkRules::find(&rules.open_items, &probe.menus).cloned();
     let mut report = WalkReport::default();
+    let inputs = input_files(env, app, catalog, rules, made)?;
+    let probe = probe_cached(env, app, rules, inputs.first(), cache)?;
+    if !probe.unprobed.is_empty() {
+        let names: Vec<String> = probe.unprobed.iter().map(MenuPath::words).collect();
+        report.dropped.push(format!(
+            "not probed, the probe's time is spent (the next walk probes them): {}",
+            names.join(", ")
+        ));
+    }
+    // The tries' budget starts once the menus are known.
+    let budget = Budget::of(rules.budget_secs);
+    let open = WalkRules::find(&rules.open_items, &probe.menus).cloned();
     // The copy family first: one try per input, and it yields on most viewers.
     if let (Some(open), Some(copy)) = (&open, WalkRules::find(&rules.copy_items, &probe.menus)) {
         let family = CopyFamily {
@@ -243,13 +280,16 @@ pub fn walk(
     Ok(report)
 }
 
-/// The probe of `app`: from the cache when it holds one of the same program,
-/// else made now (and stored there).
+/// The probe of `app`: from the cache when it holds one of the same program
+/// (its unprobed items probed now, as far as the probe's time goes), else made
+/// now; stored in the cache either way. Dialogs are probed with `first` open
+/// (when the application opens files): a viewer or an archiver enables its
+/// Save As only once it shows a document.
 fn probe_cached(
     env: &mut dyn Environment,
     app: &AppEntry,
     rules: &WalkRules,
-    budget: &Budget,
+    first: Option<&InputFile>,
     cache: Option<&Path>,
 ) -> Result<Probe, EnvError> {
     let file = cache.map(|dir| dir.join(format!("{}.json", app.stem)));
@@ -258,36 +298,47 @@ fn probe_cached(
         .and_then(|f| std::fs::read_to_string(f).ok())
         .and_then(|t| serde_json::from_str::<Probe>(&t).ok())
         .filter(|p| p.command == app.command);
-    if let Some(mut p) = cached {
-        // Rules may skip more since the probe was made.
-        p.candidates.retain(|c| !rules.skips(&c.item));
-        return Ok(p);
-    }
-    let menus = menu_items(env, app)?;
-    let open = WalkRules::find(&rules.open_items, &menus);
-    let candidates: Vec<MenuPath> = menus
-        .iter()
-        .filter(|m| !rules.skips(&m.item) && Some(*m) != open)
-        .cloned()
-        .collect();
-    let (candidates, complete) = with_name_field(env, app, candidates, budget)?;
-    let probe = Probe {
-        command: app.command.clone(),
-        menus,
-        candidates,
+    let mut probe = match cached {
+        Some(p) => p,
+        None => {
+            let menus = menu_items(env, app)?;
+            let open = WalkRules::find(&rules.open_items, &menus).cloned();
+            let unprobed = menus
+                .iter()
+                .filter(|m| Some(*m) != open.as_ref())
+                .cloned()
+                .collect();
+            Probe {
+                command: app.command.clone(),
+                menus,
+                candidates: Vec::new(),
+                unprobed,
+            }
+        }
     };
-    // A probe the budget cut short is not kept: the next walk probes again.
-    if let (Some(f), true) = (&file, complete) {
-        let written = f
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| {
-                std::fs::write(f, serde_json::to_string_pretty(&probe).unwrap_or_default())
-            });
-        if let Err(e) = written {
-            tracing::warn!(file = %f.display(), error = %e, "walk cache not written");
+    // Rules may skip more, or prefer others, since the probe was made.
+    rules.order(&mut probe.unprobed);
+    if !probe.unprobed.is_empty() {
+        let budget = Budget::of(rules.probe_secs);
+        let todo = std::mem::take(&mut probe.unprobed);
+        let open = WalkRules::find(&rules.open_items, &probe.menus);
+        let shown = Shown { app, open, first };
+        let (found, left) = with_name_field(env, &shown, todo, &budget)?;
+        probe.candidates.extend(found);
+        probe.unprobed = left;
+        if let Some(f) = &file {
+            let written = f
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| {
+                    std::fs::write(f, serde_json::to_string_pretty(&probe).unwrap_or_default())
+                });
+            if let Err(e) = written {
+                tracing::warn!(file = %f.display(), error = %e, "walk cache not written");
+            }
         }
     }
+    rules.order(&mut probe.candidates);
     Ok(probe)
 }
 
@@ -636,24 +687,25 @@ fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>
 
 /// The candidates whose dialog has a text field to name a file in: each is
 /// opened and closed again (Escape) in one session, resetting only when the
-/// application does not come back to its main window. The flag is false when
-/// the budget ran out before every candidate was probed.
+/// application does not come back to its main window. Also returns the
+/// candidates left unprobed when the budget ran out.
 fn with_name_field(
     env: &mut dyn Environment,
-    app: &AppEntry,
+    shown: &Shown<'_>,
     candidates: Vec<MenuPath>,
     budget: &Budget,
-) -> Result<(Vec<MenuPath>, bool), EnvError> {
-    let mut main = env.reset(&launch(app))?.window_title;
+) -> Result<(Vec<MenuPath>, Vec<MenuPath>), EnvError> {
+    let mut main = shown.fresh(env)?;
     let mut out = Vec::new();
-    for cand in candidates {
+    let mut todo = candidates.into_iter();
+    while let Some(cand) = todo.next() {
         if budget.spent() {
-            return Ok((out, false));
+            return Ok((out, std::iter::once(cand).chain(todo).collect()));
         }
         env.step(&click(&cand.menu))?;
-        let shown = env.step(&click(&cand.item))?;
-        let dialog = &shown.observation;
-        if shown.ok
+        let opened = env.step(&click(&cand.item))?;
+        let dialog = &opened.observation;
+        if opened.ok
             && !same_window(&dialog.window_title, &main)
             && dialog.controls.iter().any(|c| c.control_type == "Edit")
         {
@@ -661,10 +713,31 @@ fn with_name_field(
         }
         let back = env.step(&keys("{ESC}"))?.observation;
         if !same_window(&back.window_title, &main) {
-            main = env.reset(&launch(app))?.window_title;
+            main = shown.fresh(env)?;
         }
     }
-    Ok((out, true))
+    Ok((out, Vec::new()))
+}
+
+/// What the probe shows its dialogs over: the application, with its first
+/// input opened when it has one and an item that opens files.
+struct Shown<'a> {
+    app: &'a AppEntry,
+    open: Option<&'a MenuPath>,
+    first: Option<&'a InputFile>,
+}
+
+impl Shown<'_> {
+    /// Resets the desktop to the application showing its first input (or its
+    /// own empty window when that does not open); the main window's title.
+    fn fresh(&self, env: &mut dyn Environment) -> Result<String, EnvError> {
+        if self.open.is_some() && self.first.is_some() {
+            if let Some(rec) = open_input(env, self.app, self.open, self.first)? {
+                return Ok(rec.last.window_title);
+            }
+        }
+        Ok(env.reset(&launch(self.app))?.window_title)
+    }
 }
 
 /// Whether two window titles name the same window: an editor marks a changed
@@ -1225,6 +1298,8 @@ mod tests {
             copy_items: vec!["Copy".into()],
             clipboard_kinds: BTreeMap::new(),
             budget_secs: None,
+            probe_secs: None,
+            prefer: vec!["Save As".into(), "Export".into()],
         }
     }
 
@@ -1287,6 +1362,27 @@ mod tests {
             Some("gnumeric")
         );
         assert_eq!(native_ext(&obs("Text Files")), None);
+    }
+
+    #[test]
+    fn preferred_items_come_first_and_skipped_ones_go() {
+        let item = |menu: &str, item: &str| MenuPath {
+            menu: menu.into(),
+            item: item.into(),
+        };
+        let mut items = vec![
+            item("Data", "Sort..."),
+            item("File", "Print..."),
+            item("Data", "Filter..."),
+            item("File", "Export as PDF..."),
+            item("File", "Save As…"),
+        ];
+        rules().order(&mut items);
+        let names: Vec<&str> = items.iter().map(|m| m.item.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Save As…", "Export as PDF...", "Sort...", "Filter..."]
+        );
     }
 
     #[test]
