@@ -36,42 +36,59 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
         "verify",
         &serde_json::to_value(args).unwrap_or(serde_json::Value::Null),
     )?;
-    let mut env = cx.desktop(0)?;
     let mut report = empty_report(cx.env.backend.name(), proposed.len());
     let bar = cx.progress(proposed.len() as u64, "verify");
-    for subtask in proposed {
-        bar.set_message(subtask.application.clone());
-        let sets = subtask.available_parameters.len();
-        report.units += sets;
-        report.units_run += sets;
-        let (verdict, reasons) = decide(env.as_mut(), cx.catalog, &subtask)?;
-        report.units_passed += verdict.as_ref().map_or(0, |s| s.available_parameters.len());
-        for r in &reasons {
-            *report.dropped.entry(cause_of(r)).or_default() += 1;
+    // `--jobs` desktops side by side (separate displays, buses and sandboxes),
+    // each taking the next subtask; decisions are written here, one subtask per
+    // transaction, in the order they come back.
+    let jobs = cx.jobs.clamp(1, proposed.len().max(1));
+    let queue = std::sync::Mutex::new(proposed.into_iter());
+    let (tx, rx) = std::sync::mpsc::channel::<Decided>();
+    let (setup, workspace, catalog) = (&cx.env, cx.workspace.as_path(), cx.catalog);
+    let mut failure: Option<VerifyError> = None;
+    std::thread::scope(|scope| {
+        for slot in 0..jobs {
+            let (tx, queue) = (tx.clone(), &queue);
+            scope.spawn(move || {
+                let mut env = match setup.open(workspace, slot) {
+                    Ok(env) => env,
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into()));
+                        return;
+                    }
+                };
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                    let Some(subtask) = next else { break };
+                    let decided = decide(env.as_mut(), catalog, &subtask).map(|d| (subtask, d));
+                    let stop = decided.is_err();
+                    if tx.send(decided).is_err() || stop {
+                        break;
+                    }
+                }
+            });
         }
-        let counts = report
-            .per_application
-            .entry(subtask.application.clone())
-            .or_default();
-        counts.proposed += 1;
-        match verdict {
-            Some(s) => {
-                counts.verified += 1;
-                report.verified += 1;
-                cx.store
-                    .put_subtask(&s, SubtaskStatus::Verified, None, Some(run_id))?;
+        drop(tx);
+        for decided in rx {
+            let stored = match decided {
+                Ok((subtask, (verdict, reasons))) => {
+                    bar.set_message(subtask.application.clone());
+                    record(cx, run_id, &mut report, &subtask, verdict, &reasons)
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = stored {
+                // The first failure stops every worker after its current subtask.
+                if let Ok(mut q) = queue.lock() {
+                    q.by_ref().for_each(drop);
+                }
+                failure.get_or_insert(e);
             }
-            None => {
-                report.rejected += 1;
-                cx.store.put_subtask(
-                    &subtask,
-                    SubtaskStatus::Rejected,
-                    Some(&reasons.join("; ")),
-                    Some(run_id),
-                )?;
-            }
+            bar.inc(1);
         }
-        bar.inc(1);
+    });
+    if let Some(e) = failure {
+        return Err(e);
     }
     bar.finish_and_clear();
     report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
@@ -79,6 +96,51 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
     cx.store
         .finish_run(run_id, crate::store::RunStatus::Done, &summary)?;
     Ok(report)
+}
+
+/// A worker's decision on one subtask: the subtask, the verified subtask (or
+/// none) and the reasons of the dropped sets.
+type Decided = Result<(Subtask, (Option<Subtask>, Vec<String>)), VerifyError>;
+
+/// Counts `subtask`'s decision in `report` and stores it.
+fn record(
+    cx: &StageContext<'_>,
+    run_id: i64,
+    report: &mut VerifyReport,
+    subtask: &Subtask,
+    verdict: Option<Subtask>,
+    reasons: &[String],
+) -> Result<(), VerifyError> {
+    let sets = subtask.available_parameters.len();
+    report.units += sets;
+    report.units_run += sets;
+    report.units_passed += verdict.as_ref().map_or(0, |s| s.available_parameters.len());
+    for r in reasons {
+        *report.dropped.entry(cause_of(r)).or_default() += 1;
+    }
+    let counts = report
+        .per_application
+        .entry(subtask.application.clone())
+        .or_default();
+    counts.proposed += 1;
+    match verdict {
+        Some(s) => {
+            counts.verified += 1;
+            report.verified += 1;
+            cx.store
+                .put_subtask(&s, SubtaskStatus::Verified, None, Some(run_id))?;
+        }
+        None => {
+            report.rejected += 1;
+            cx.store.put_subtask(
+                subtask,
+                SubtaskStatus::Rejected,
+                Some(&reasons.join("; ")),
+                Some(run_id),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn empty_report(backend: &str, proposed: usize) -> VerifyReport {
