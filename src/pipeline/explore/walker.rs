@@ -244,7 +244,27 @@ pub fn walk(
     // The tries' budget starts once the menus are known.
     let budget = Budget::of(rules.budget_secs);
     let open = WalkRules::find(&rules.open_items, &probe.menus).cloned();
-    // The copy family first: one try per input, and it yields on most viewers.
+    // With no file to open, the application's own empty document is the input.
+    let firsts: Vec<Option<&InputFile>> = if inputs.is_empty() || open.is_none() {
+        vec![None]
+    } else {
+        inputs.iter().map(Some).collect()
+    };
+    let ctx = Tries {
+        app,
+        catalog,
+        rules,
+        open: open.as_ref(),
+        firsts: &firsts,
+    };
+    // The preferred items (Save As...) first, then the copy family (one try
+    // per input; it yields on most viewers), then the other items: an
+    // application slow to start spends its budget after what names new files.
+    let (preferred, others): (Vec<&MenuPath>, Vec<&MenuPath>) = probe
+        .candidates
+        .iter()
+        .partition(|c| rules.rank(&c.item) < rules.prefer.len());
+    ctx.candidates(env, &preferred, &budget, &mut report)?;
     if let (Some(open), Some(copy)) = (&open, WalkRules::find(&rules.copy_items, &probe.menus)) {
         let family = CopyFamily {
             app,
@@ -252,31 +272,9 @@ pub fn walk(
             select: WalkRules::find(&rules.select_items, &probe.menus),
             copy,
         };
-        copy_family(env, rules, &family, &inputs, &mut report)?;
+        copy_family(env, rules, &family, &inputs, &budget, &mut report)?;
     }
-    // With no file to open, the application's own empty document is the input.
-    let firsts: Vec<Option<&InputFile>> = if inputs.is_empty() || open.is_none() {
-        vec![None]
-    } else {
-        inputs.iter().map(Some).collect()
-    };
-    for cand in &probe.candidates {
-        if budget.spent() {
-            report.dropped.push(format!(
-                "{}: not tried, the walk's budget is spent",
-                cand.words()
-            ));
-            continue;
-        }
-        let ctx = Tries {
-            app,
-            catalog,
-            rules,
-            open: open.as_ref(),
-            firsts: &firsts,
-        };
-        ctx.families(env, cand, &mut report)?;
-    }
+    ctx.candidates(env, &others, &budget, &mut report)?;
     Ok(report)
 }
 
@@ -352,6 +350,27 @@ struct Tries<'a> {
 }
 
 impl Tries<'_> {
+    /// Tries `cands` in order while the budget lasts; names the ones it left.
+    fn candidates(
+        &self,
+        env: &mut dyn Environment,
+        cands: &[&MenuPath],
+        budget: &Budget,
+        report: &mut WalkReport,
+    ) -> Result<(), EnvError> {
+        for cand in cands {
+            if budget.spent() {
+                report.dropped.push(format!(
+                    "{}: not tried, the walk's budget is spent",
+                    cand.words()
+                ));
+                continue;
+            }
+            self.families(env, cand, report)?;
+        }
+        Ok(())
+    }
+
     /// Tries `cand` as is, then after an edit; each family that made files
     /// becomes subtasks (one per input kind and output kind).
     fn families(
@@ -438,11 +457,21 @@ fn copy_family(
     rules: &WalkRules,
     family: &CopyFamily<'_>,
     inputs: &[InputFile],
+    budget: &Budget,
     report: &mut WalkReport,
 ) -> Result<(), EnvError> {
     report.tried += 1;
     let mut groups: BTreeMap<String, Vec<CopyDemo>> = BTreeMap::new();
-    for input in inputs {
+    for (i, input) in inputs.iter().enumerate() {
+        if budget.spent() {
+            report.dropped.push(format!(
+                "{}: {} of {} inputs not tried, the walk's budget is spent",
+                family.copy.words(),
+                inputs.len() - i,
+                inputs.len()
+            ));
+            break;
+        }
         if let Some(d) = try_copy(env, family, input)? {
             groups.entry(input.kind.clone()).or_default().push(d);
         }
