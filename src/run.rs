@@ -228,7 +228,12 @@ pub fn run(
     } else {
         crate::pipeline::verify::real::run(&verify_args, cx)?
     };
-    if r.pending > 0 {
+    if r.pending > 0 && !r.not_tried.is_empty() {
+        pending.push(format!(
+            "verify: {} subtasks pending (a desktop could not try them; see the warnings)",
+            r.pending
+        ));
+    } else if r.pending > 0 {
         pending.push(format!(
             "verify: {} subtasks pending ({} units got no model reply this run; see the warnings)",
             r.pending, r.units_failed

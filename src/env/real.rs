@@ -42,9 +42,18 @@ pub struct AppEntry {
     /// application: `applications()` and the explorer leave it out.
     #[serde(default)]
     pub launcher: bool,
+    /// How long, in seconds, the application may take after its window shows
+    /// until its controls can be read (30 when absent): an office suite under
+    /// load needs more than a text editor.
+    #[serde(default = "default_start_secs")]
+    pub start_secs: u64,
     /// The file stem (`mousepad` for mousepad.toml).
     #[serde(skip)]
     pub stem: String,
+}
+
+fn default_start_secs() -> u64 {
+    30
 }
 
 /// Loads the catalogue in the folder `dir`, sorted by name.

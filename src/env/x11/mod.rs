@@ -284,14 +284,15 @@ impl X11Desktop {
                 }
             }
         }
-        if !session::wait_for(Duration::from_secs(30), || {
+        // The catalogue says how long the application may take (`start_secs`).
+        if !session::wait_for(Duration::from_secs(entry.start_secs), || {
             self.a11y
                 .nodes(&entry.accessible_name)
                 .is_ok_and(|n| !controls_of(&n, None).is_empty())
         }) {
             return Err(fail(format!(
-                "{} does not show on the accessibility bus as '{}' within 30 s",
-                entry.name, entry.accessible_name
+                "{} does not show on the accessibility bus as '{}' within {} s (its start_secs)",
+                entry.name, entry.accessible_name, entry.start_secs
             )));
         }
         Ok(())

@@ -1443,6 +1443,7 @@ mod tests {
             extensions: vec!["txt".into()],
             stem: "mousepad".into(),
             launcher: false,
+            start_secs: 30,
         }
     }
 

@@ -129,8 +129,13 @@ pub struct VerifyReport {
     pub proposed: usize,
     pub verified: usize,
     pub rejected: usize,
-    /// Subtasks left proposed (a unit got no model reply; re-run to finish).
+    /// Subtasks left proposed (a unit got no model reply, or a real desktop could
+    /// not try the subtask; re-run to finish).
     pub pending: usize,
+    /// Why a real desktop could not try subtasks (they are in `pending`): cause
+    /// -> subtasks.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_tried: BTreeMap<String, usize>,
     /// (subtask, parameter set) units of the proposed subtasks.
     pub units: usize,
     /// Units done by this run (the rest were written by an earlier run).
@@ -185,6 +190,18 @@ impl fmt::Display for VerifyReport {
                 .map(|(k, n)| format!("{k} {n}"))
                 .collect();
             writeln!(f, "parameter sets dropped: {}", d.join(", "))?;
+        }
+        if !self.not_tried.is_empty() {
+            let d: Vec<String> = self
+                .not_tried
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            writeln!(
+                f,
+                "not tried (left proposed for the next run): {}",
+                d.join(", ")
+            )?;
         }
         writeln!(
             f,

@@ -20,15 +20,19 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::{AppCounts, VerifyArgs, VerifyError, VerifyReport};
-use crate::env::{evaluate, Environment, Setup};
+use crate::env::{evaluate, EnvError, Environment, Setup};
 use crate::model::{ParameterSet, Subtask, SubtaskStatus, SubtaskTrajectory};
 use crate::resources::{instantiate, Catalog};
 use crate::stage::StageContext;
 
 /// Runs `synth verify` on the context's real backend.
 ///
+/// A subtask the desktop cannot try (its application does not start in time
+/// under load, the display fails) stays proposed with that reason, the desktop
+/// is replaced, and the others go on; the report counts it as pending, by cause.
+///
 /// # Errors
-/// A desktop that cannot be opened, a store that fails.
+/// A store that fails, or no desktop at all that starts.
 pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, VerifyError> {
     let started = Instant::now();
     let proposed = cx.store.subtasks(SubtaskStatus::Proposed)?;
@@ -43,42 +47,39 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
     // transaction, in the order they come back.
     let jobs = cx.jobs.clamp(1, proposed.len().max(1));
     let queue = std::sync::Mutex::new(proposed.into_iter());
-    let (tx, rx) = std::sync::mpsc::channel::<Decided>();
+    let (tx, rx) = std::sync::mpsc::channel::<Message>();
     let (setup, workspace, catalog) = (&cx.env, cx.workspace.as_path(), cx.catalog);
     let mut failure: Option<VerifyError> = None;
+    // Why desktops could not start (one per slot that gave up), and whether any did.
+    let mut no_desktop: Vec<String> = Vec::new();
+    let mut any_desktop = false;
     std::thread::scope(|scope| {
         for slot in 0..jobs {
             let (tx, queue) = (tx.clone(), &queue);
-            scope.spawn(move || {
-                let mut env = match setup.open(workspace, slot) {
-                    Ok(env) => env,
-                    Err(e) => {
-                        let _ = tx.send(Err(e.into()));
-                        return;
-                    }
-                };
-                loop {
-                    let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some(subtask) = next else { break };
-                    let decided = decide(env.as_mut(), catalog, &subtask).map(|d| (subtask, d));
-                    let stop = decided.is_err();
-                    if tx.send(decided).is_err() || stop {
-                        break;
-                    }
-                }
-            });
+            scope.spawn(move || worker(setup, workspace, catalog, slot, queue, &tx));
         }
         drop(tx);
-        for decided in rx {
-            let stored = match decided {
-                Ok((subtask, (verdict, reasons))) => {
+        for message in rx {
+            let stored = match message {
+                Message::Opened => {
+                    any_desktop = true;
+                    continue;
+                }
+                Message::NoDesktop(why) => {
+                    no_desktop.push(why);
+                    continue;
+                }
+                Message::Decided(subtask, verdict, reasons) => {
                     bar.set_message(subtask.application.clone());
                     record(cx, run_id, &mut report, &subtask, verdict, &reasons)
                 }
-                Err(e) => Err(e),
+                Message::Untried(subtask, why) => {
+                    bar.set_message(subtask.application.clone());
+                    leave_proposed(cx, run_id, &mut report, &subtask, &why)
+                }
             };
             if let Err(e) = stored {
-                // The first failure stops every worker after its current subtask.
+                // A store that fails stops every worker after its current subtask.
                 if let Ok(mut q) = queue.lock() {
                     q.by_ref().for_each(drop);
                 }
@@ -90,17 +91,126 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
     if let Some(e) = failure {
         return Err(e);
     }
+    // Subtasks no worker took (every desktop gave up) stay proposed too.
+    let left: Vec<Subtask> = queue
+        .lock()
+        .map(|mut q| q.by_ref().collect())
+        .unwrap_or_default();
+    if !left.is_empty() {
+        if !any_desktop {
+            // Not one desktop started: a set-up problem (a missing program), not load.
+            bar.finish_and_clear();
+            let why = no_desktop.first().cloned().unwrap_or_default();
+            cx.store.finish_run(
+                run_id,
+                crate::store::RunStatus::Failed,
+                &serde_json::json!({"error": why}),
+            )?;
+            return Err(EnvError::backend(cx.env.backend.name(), why).into());
+        }
+        let why = format!("no desktop: {}", no_desktop.join("; "));
+        for subtask in &left {
+            leave_proposed(cx, run_id, &mut report, subtask, &why)?;
+        }
+    }
     bar.finish_and_clear();
     report.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-    let summary = serde_json::json!({"verified": report.verified, "rejected": report.rejected});
+    let summary = serde_json::json!({
+        "verified": report.verified,
+        "rejected": report.rejected,
+        "not_tried": report.pending,
+    });
     cx.store
         .finish_run(run_id, crate::store::RunStatus::Done, &summary)?;
     Ok(report)
 }
 
-/// A worker's decision on one subtask: the subtask, the verified subtask (or
-/// none) and the reasons of the dropped sets.
-type Decided = Result<(Subtask, (Option<Subtask>, Vec<String>)), VerifyError>;
+/// What a worker sends back.
+enum Message {
+    /// Its desktop started.
+    Opened,
+    /// Its desktop could not start (again): why. The worker has stopped.
+    NoDesktop(String),
+    /// A decided subtask: the verified subtask (or none) and the reasons of the
+    /// dropped sets.
+    Decided(Subtask, Option<Subtask>, Vec<String>),
+    /// A subtask the desktop could not try (its application did not start, the
+    /// display failed): why. It stays proposed for the next run.
+    Untried(Subtask, String),
+}
+
+/// One desktop of `--jobs`: takes the next proposed subtask until none is left.
+/// A desktop that fails on a subtask leaves it untried and is replaced by a
+/// fresh one (closed first: its processes end with it); a desktop that cannot
+/// start ends the worker.
+fn worker(
+    setup: &crate::env::EnvSetup,
+    workspace: &std::path::Path,
+    catalog: &Catalog,
+    slot: usize,
+    queue: &std::sync::Mutex<std::vec::IntoIter<Subtask>>,
+    tx: &std::sync::mpsc::Sender<Message>,
+) {
+    let open = || match setup.open(workspace, slot) {
+        Ok(env) => {
+            let _ = tx.send(Message::Opened);
+            Some(env)
+        }
+        Err(e) => {
+            let _ = tx.send(Message::NoDesktop(format!("desktop {slot}: {e}")));
+            None
+        }
+    };
+    let Some(mut env) = open() else { return };
+    loop {
+        let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+        let Some(subtask) = next else { break };
+        let message = match decide(env.as_mut(), catalog, &subtask) {
+            Ok((verdict, reasons)) => Message::Decided(subtask, verdict, reasons),
+            Err(e) => {
+                tracing::warn!(subtask = %subtask.id.0, app = %subtask.application, error = %e,
+                    "the desktop could not try this subtask; it stays proposed");
+                Message::Untried(subtask, e.to_string())
+            }
+        };
+        let untried = matches!(message, Message::Untried(..));
+        if tx.send(message).is_err() {
+            break;
+        }
+        if untried {
+            drop(env);
+            match open() {
+                Some(fresh) => env = fresh,
+                None => break,
+            }
+        }
+    }
+}
+
+/// Leaves `subtask` proposed with the reason it could not be tried (the next
+/// verify tries it again) and counts it in `report`.
+fn leave_proposed(
+    cx: &StageContext<'_>,
+    run_id: i64,
+    report: &mut VerifyReport,
+    subtask: &Subtask,
+    why: &str,
+) -> Result<(), VerifyError> {
+    report.pending += 1;
+    *report.not_tried.entry(cause_of(why)).or_default() += 1;
+    report
+        .per_application
+        .entry(subtask.application.clone())
+        .or_default()
+        .proposed += 1;
+    cx.store.put_subtask(
+        subtask,
+        SubtaskStatus::Proposed,
+        Some(&format!("not tried: {why}")),
+        Some(run_id),
+    )?;
+    Ok(())
+}
 
 /// Counts `subtask`'s decision in `report` and stores it.
 fn record(
@@ -150,6 +260,7 @@ fn empty_report(backend: &str, proposed: usize) -> VerifyReport {
         verified: 0,
         rejected: 0,
         pending: 0,
+        not_tried: BTreeMap::new(),
         units: 0,
         units_run: 0,
         units_passed: 0,
@@ -176,7 +287,7 @@ fn decide(
     env: &mut dyn Environment,
     catalog: &Catalog,
     subtask: &Subtask,
-) -> Result<(Option<Subtask>, Vec<String>), VerifyError> {
+) -> Result<(Option<Subtask>, Vec<String>), EnvError> {
     let mut kept: Vec<(ParameterSet, SubtaskTrajectory)> = Vec::new();
     let mut reasons = Vec::new();
     for (i, params) in subtask.available_parameters.iter().enumerate() {
@@ -224,7 +335,7 @@ fn check_set(
     catalog: &Catalog,
     subtask: &Subtask,
     i: usize,
-) -> Result<Result<(), String>, VerifyError> {
+) -> Result<Result<(), String>, EnvError> {
     let params = &subtask.available_parameters[i];
     let Some(evaluation) = &subtask.evaluation else {
         return Ok(Err("no evaluation".into()));
