@@ -235,3 +235,44 @@ fn desktops_side_by_side_do_not_share_a_display_bus_or_home() {
         );
     }
 }
+
+/// The command name of process `pid` ("" once it is gone).
+fn command_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn a_dropped_desktop_leaves_no_process_behind() {
+    if !available() {
+        return;
+    }
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut desk = X11Desktop::open(ws, 1).unwrap();
+    desk.reset(&Setup {
+        launch: vec!["Mousepad".into()],
+        ..Setup::default()
+    })
+    .unwrap();
+    let pids = desk.processes();
+    let names: Vec<String> = pids.iter().map(|p| command_of(*p)).collect();
+    // The display, the window manager, the application, and both buses: the
+    // session's and the accessibility bus's own, which at-spi-bus-launcher
+    // starts detached (it is not synth's child).
+    for name in ["Xvfb", "openbox", "mousepad", "at-spi-bus-laun"] {
+        assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+    }
+    assert!(
+        names.iter().filter(|n| *n == "dbus-daemon").count() >= 2,
+        "{names:?}"
+    );
+    drop(desk);
+    let alive: Vec<(u32, String)> = pids
+        .iter()
+        .filter(|p| session::is_alive(**p))
+        .map(|p| (*p, command_of(*p)))
+        .collect();
+    assert!(alive.is_empty(), "still alive after the drop: {alive:?}");
+}

@@ -131,6 +131,12 @@ impl X11Desktop {
         })
     }
 
+    /// The live processes of this desktop (see [`session::Session::processes`]):
+    /// all of them end when the desktop is dropped.
+    pub fn processes(&self) -> Vec<u32> {
+        self.session.processes()
+    }
+
     /// The catalogue entry named `name` (by name, case-insensitively, or file stem).
     pub fn app(&self, name: &str) -> Option<&AppEntry> {
         find_app(&self.apps, name)

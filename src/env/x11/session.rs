@@ -2,6 +2,13 @@
 //! session bus and the accessibility bus, started in that order and killed when the
 //! session is dropped, plus a sandboxed home folder the applications run in.
 //!
+//! Every program of a session carries the session's own mark in its environment
+//! ([`MARK_VAR`]), and so does everything they start (the accessibility bus's
+//! `dbus-daemon`, which `at-spi-bus-launcher` detaches, the registry it
+//! activates, an application's helpers, xclip's selection server). Ending the
+//! session kills every process with that mark, not only synth's own children: a
+//! detached daemon is reparented to init and would otherwise outlive synth.
+//!
 //! With `SYNTH_X11_DISPLAY` set (for example `:0`), synth attaches to that display
 //! and its buses (`DBUS_SESSION_BUS_ADDRESS` from the environment) instead of
 //! starting its own; it still uses its own sandboxed home.
@@ -38,6 +45,96 @@ pub struct Session {
     wm_config: Option<String>,
     /// Where the window manager is in `children`.
     wm_child: usize,
+    /// This session's mark (the value of [`MARK_VAR`] in its programs' environment).
+    mark: String,
+}
+
+/// The environment variable that marks the processes of one session.
+pub const MARK_VAR: &str = "SYNTH_X11_DESKTOP";
+
+/// A mark no other session of this machine has: synth's pid, the slot and the time.
+fn new_mark(slot: usize) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{slot}-{nanos}", std::process::id())
+}
+
+/// The ids of the live processes whose environment holds `MARK_VAR=mark`
+/// (zombies left out: they are dead, waiting for their parent to read them).
+pub fn marked_processes(mark: &str) -> Vec<u32> {
+    let needle = format!("{MARK_VAR}={mark}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    let mut pids = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ
+            .split(|b| *b == 0)
+            .any(|var| var == needle.as_bytes())
+            && is_alive(pid)
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Kills the processes left by sessions whose synth is gone (killed with
+/// SIGKILL, so no teardown ran): their mark names a synth pid that is no longer
+/// alive. Run when a session starts.
+fn sweep_orphans() {
+    let prefix = format!("{MARK_VAR}=");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let owner = environ.split(|b| *b == 0).find_map(|var| {
+            let mark = std::str::from_utf8(var).ok()?.strip_prefix(&prefix)?;
+            mark.split('-').next()?.parse::<u32>().ok()
+        });
+        if owner.is_some_and(|owner| !is_alive(owner)) {
+            // SAFETY: kill(2) of a process marked by a synth session whose synth is dead.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie.
+pub fn is_alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the command name in parentheses, which may hold spaces.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .is_some_and(|state| state != "Z" && state != "X")
 }
 
 /// Starts `program` with `args` in the session's environment, output discarded.
@@ -106,8 +203,13 @@ impl Session {
             .prefix(&format!("synth-x11-logs-{slot}-"))
             .tempdir()
             .map_err(|e| fail(format!("cannot make the log folder: {e}")))?;
+        sweep_orphans();
+        let mark = new_mark(slot);
         if let Ok(display) = std::env::var("SYNTH_X11_DISPLAY") {
-            let mut env = vec![("DISPLAY".to_string(), display.clone())];
+            let mut env = vec![
+                ("DISPLAY".to_string(), display.clone()),
+                (MARK_VAR.to_string(), mark.clone()),
+            ];
             if let Ok(bus) = std::env::var("DBUS_SESSION_BUS_ADDRESS") {
                 env.push(("DBUS_SESSION_BUS_ADDRESS".into(), bus));
             }
@@ -121,22 +223,27 @@ impl Session {
                 children: Vec::new(),
                 wm_config: None,
                 wm_child: 0,
+                mark,
             });
         }
         if let Some(missing) = missing_program() {
             return Err(fail(format!("{missing} is not installed")));
         }
-        let (xvfb, number) = start_xvfb()?;
+        let (xvfb, number) = start_xvfb(&mark)?;
         let display = format!(":{number}");
         let mut session = Session {
             display: display.clone(),
-            env: vec![("DISPLAY".to_string(), display.clone())],
+            env: vec![
+                ("DISPLAY".to_string(), display.clone()),
+                (MARK_VAR.to_string(), mark.clone()),
+            ],
             home: home.clone(),
             _home_dir: home_dir,
             logs,
             children: vec![xvfb],
             wm_config: None,
             wm_child: 0,
+            mark,
         };
         session.start_bus()?;
         let env = session.env.clone();
@@ -297,6 +404,7 @@ impl Session {
         let mut cmd = Command::new("dbus-daemon");
         cmd.args(["--session", "--nofork", "--print-address=1"])
             .env("DISPLAY", &self.display)
+            .env(MARK_VAR, &self.mark)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -355,12 +463,58 @@ fn first_line(child: &mut Child, limit: Duration) -> Option<String> {
     rx.recv_timeout(limit).ok().map(|l| l.trim().to_string())
 }
 
+impl Session {
+    /// The live processes of this session: synth's own children (the display,
+    /// the buses, the window manager) and every process that carries the
+    /// session's mark (applications and whatever they or the buses started,
+    /// detached or not).
+    pub fn processes(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = self
+            .children
+            .iter()
+            .map(Child::id)
+            .filter(|p| is_alive(*p))
+            .collect();
+        for pid in marked_processes(&self.mark) {
+            if !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+        pids.sort_unstable();
+        pids
+    }
+
+    /// Kills every process of the session ([`Session::processes`]) and reaps
+    /// synth's own children. A process may start another while it is being
+    /// killed, so the sweep is repeated until none is left (at most 2 s).
+    fn end(&mut self) {
+        let started = Instant::now();
+        loop {
+            for child in self.children.iter_mut().rev() {
+                let _ = child.kill();
+            }
+            for pid in marked_processes(&self.mark) {
+                // SAFETY: kill(2) of a process that carries this session's mark.
+                unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                }
+            }
+            for child in &mut self.children {
+                let _ = child.wait();
+            }
+            if marked_processes(&self.mark).is_empty() || started.elapsed() > Duration::from_secs(2)
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.children.clear();
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
-        for child in self.children.iter_mut().rev() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.end();
     }
 }
 
@@ -383,7 +537,7 @@ fn app_env(home: &Path) -> Vec<(String, String)> {
 /// Starts Xvfb on a display number it picks itself (`-displayfd`: the server
 /// takes the first free number and writes it when it is ready, so desktops
 /// started at once, in one process or several, never share a display).
-fn start_xvfb() -> Result<(Child, u32), EnvError> {
+fn start_xvfb(mark: &str) -> Result<(Child, u32), EnvError> {
     let screen = format!("{WIDTH}x{HEIGHT}x24");
     let mut cmd = Command::new("Xvfb");
     cmd.args([
@@ -395,6 +549,7 @@ fn start_xvfb() -> Result<(Child, u32), EnvError> {
         "-nolisten",
         "tcp",
     ])
+    .env(MARK_VAR, mark)
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::null());
