@@ -360,6 +360,32 @@ impl Display {
         Ok(WindowInfo { id, title, class })
     }
 
+    /// The class of the application window `w` belongs to: its own, or, for a
+    /// dialog whose class names no application (LibreOffice's dialogs are
+    /// "Soffice" over a "libreoffice-calc" window), the class of the window it
+    /// is transient for (`WM_TRANSIENT_FOR`, followed up to 4 levels).
+    pub fn owner_classes(&self, w: &WindowInfo) -> Vec<String> {
+        let mut classes = vec![w.class.clone()];
+        let mut id = w.id;
+        for _ in 0..4 {
+            let Ok(raw) = self.property(id, "WM_TRANSIENT_FOR") else {
+                break;
+            };
+            let Some(owner) = raw
+                .get(..4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map(u32::from_ne_bytes)
+                .filter(|&o| o != 0 && o != self.root && o != id)
+            else {
+                break;
+            };
+            let Ok(info) = self.info(owner) else { break };
+            classes.push(info.class);
+            id = owner;
+        }
+        classes
+    }
+
     /// The top-level windows, in the window manager's order (oldest first).
     ///
     /// # Errors

@@ -353,12 +353,15 @@ impl X11Desktop {
         let Some(w) = self.display.active_window()? else {
             return Ok((None, String::new()));
         };
-        let class = w.class.to_lowercase();
-        let app = self
-            .apps
-            .iter()
-            .find(|a| a.window_class.to_lowercase() == class)
-            .cloned();
+        // A dialog may have a class of its own: then the window it belongs to
+        // names the application.
+        let app = self.display.owner_classes(&w).iter().find_map(|class| {
+            let class = class.to_lowercase();
+            self.apps
+                .iter()
+                .find(|a| a.window_class.to_lowercase() == class)
+                .cloned()
+        });
         Ok((app, w.title))
     }
 
