@@ -104,7 +104,7 @@ fn an_application_that_does_not_start_leaves_its_subtask_proposed() {
         "{stdout}\n{stderr}"
     );
     assert!(stdout.contains("not tried"), "{stdout}");
-    assert!(stdout.contains("start_secs"), "{stdout}");
+    assert!(stdout.contains("within 2 s"), "{stdout}");
 
     let store = Store::open(&ws.file("generated/synth.sqlite")).unwrap();
     let ids = |status| -> Vec<String> {
