@@ -953,6 +953,7 @@ fn try_candidate(
         )?;
     }
     let t = a.target;
+    let main = rec.last.window_title.clone();
     let menu_thought = format!("{} is in the {} menu.", bare(&t.item), t.menu);
     let item_thought = format!("I choose {} to save a new file.", bare(&t.item));
     if !rec.step(click(&t.menu), &menu_thought)? || !rec.step(click(&t.item), &item_thought)? {
@@ -963,6 +964,17 @@ fn try_candidate(
         || !rec.type_path(&out_path, &format!("I name the new file '{out_path}'."))?
     {
         return Ok(None);
+    }
+    // An application may ask once more before it writes (LibreOffice's
+    // "Confirm File Format" when the name keeps a foreign format): with the
+    // new file not there yet and another window than the document's in front,
+    // Enter takes that question's default answer.
+    if !files(rec.env).contains(&out_path) && !same_window(&rec.last.window_title, &main) {
+        let question = rec.last.window_title.clone();
+        rec.step(
+            keys("{ENTER}"),
+            &format!("'{question}' asks before saving; Enter takes its default answer."),
+        )?;
     }
     let made: Vec<String> = files(rec.env)
         .into_iter()
