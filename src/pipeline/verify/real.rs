@@ -71,7 +71,14 @@ pub fn run(args: &VerifyArgs, cx: &StageContext<'_>) -> Result<VerifyReport, Ver
                 }
                 Message::Decided(subtask, verdict, reasons) => {
                     bar.set_message(subtask.application.clone());
-                    record(cx, run_id, &mut report, &subtask, verdict, &reasons)
+                    record(
+                        cx,
+                        run_id,
+                        &mut report,
+                        &subtask,
+                        verdict.map(|v| *v),
+                        &reasons,
+                    )
                 }
                 Message::Untried(subtask, why) => {
                     bar.set_message(subtask.application.clone());
@@ -133,10 +140,10 @@ enum Message {
     NoDesktop(String),
     /// A decided subtask: the verified subtask (or none) and the reasons of the
     /// dropped sets.
-    Decided(Subtask, Option<Subtask>, Vec<String>),
+    Decided(Box<Subtask>, Option<Box<Subtask>>, Vec<String>),
     /// A subtask the desktop could not try (its application did not start, the
     /// display failed): why. It stays proposed for the next run.
-    Untried(Subtask, String),
+    Untried(Box<Subtask>, String),
 }
 
 /// One desktop of `--jobs`: takes the next proposed subtask until none is left.
@@ -166,11 +173,13 @@ fn worker(
         let next = queue.lock().map(|mut q| q.next()).unwrap_or(None);
         let Some(subtask) = next else { break };
         let message = match decide(env.as_mut(), catalog, &subtask) {
-            Ok((verdict, reasons)) => Message::Decided(subtask, verdict, reasons),
+            Ok((verdict, reasons)) => {
+                Message::Decided(Box::new(subtask), verdict.map(Box::new), reasons)
+            }
             Err(e) => {
                 tracing::warn!(subtask = %subtask.id.0, app = %subtask.application, error = %e,
                     "the desktop could not try this subtask; it stays proposed");
-                Message::Untried(subtask, e.to_string())
+                Message::Untried(Box::new(subtask), e.to_string())
             }
         };
         let untried = matches!(message, Message::Untried(..));
