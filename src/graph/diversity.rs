@@ -1,6 +1,8 @@
 //! How varied a list of tasks is: how many subtasks and applications they use, how
-//! much the most used subtask dominates, and how many tasks repeat another's
-//! multiset of (subtask, parameter set). For `synth stats` and the composer's tests.
+//! much the most used subtask dominates, how many tasks repeat another's multiset
+//! of (subtask, parameter set), and how many name a file like a mechanical copy
+//! (`report_2.pdf`, `index_code_editor_code_editor.py`). For `synth stats` and the
+//! composer's tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -27,6 +29,10 @@ pub struct Diversity {
     /// Tasks whose multiset of (subtask id, parameter index) equals an earlier
     /// task's.
     pub duplicate_multisets: usize,
+    /// Tasks whose instruction quotes a file named like a mechanical copy
+    /// ([`suffix_copy_names`]).
+    #[serde(default)]
+    pub suffix_copy_tasks: usize,
 }
 
 impl Diversity {
@@ -44,14 +50,15 @@ impl fmt::Display for Diversity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} tasks, {} nodes: {} subtasks used (most used in {:.1}% of nodes), {} of {} applications, {} repeated multisets",
+            "{} tasks, {} nodes: {} subtasks used (most used in {:.1}% of nodes), {} of {} applications, {} repeated multisets, {} with suffix-copy names",
             self.tasks,
             self.nodes,
             self.subtasks_used,
             100.0 * self.max_subtask_share,
             self.applications_used,
             self.applications_total,
-            self.duplicate_multisets
+            self.duplicate_multisets,
+            self.suffix_copy_tasks
         )
     }
 }
@@ -68,8 +75,12 @@ pub fn diversity<'t>(
     let mut count = 0;
     let mut nodes = 0;
     let mut duplicate_multisets = 0;
+    let mut suffix_copy_tasks = 0;
     for t in tasks {
         count += 1;
+        if !suffix_copy_names(&t.task_instruction).is_empty() {
+            suffix_copy_tasks += 1;
+        }
         let mut key: Vec<(&SubtaskId, usize)> = Vec::with_capacity(t.nodes.len());
         for node in t.nodes.values() {
             nodes += 1;
@@ -99,7 +110,34 @@ pub fn diversity<'t>(
         applications_used: apps.len(),
         applications_total,
         duplicate_multisets,
+        suffix_copy_tasks,
     }
+}
+
+/// The quoted file names in `text` that read like mechanical copies rather than
+/// names a person gives: a small counter from 2 after an underscore
+/// (`report_2.pdf`, `deck_exported_11.pdf`; a year such as `sales_2024` is a
+/// name, and so is an application's first `recording_1.mp4`) or a run of
+/// words repeated (`index_code_editor_code_editor.py`, `notes_notes.txt`).
+pub fn suffix_copy_names(text: &str) -> Vec<&str> {
+    text.split('\'')
+        .skip(1)
+        .step_by(2)
+        .filter(|q| !q.contains(' ') && q.contains('.'))
+        .filter(|q| {
+            let name = q.rsplit('/').next().unwrap_or(q);
+            let stem = name.split('.').next().unwrap_or(name);
+            let parts: Vec<&str> = stem.split('_').collect();
+            let counter = parts.len() > 1
+                && parts.last().is_some_and(|p| {
+                    (1..=2).contains(&p.len()) && p.parse::<u32>().is_ok_and(|n| n >= 2)
+                });
+            let repeated = (1..=parts.len() / 2).any(|k| {
+                (0..=parts.len() - 2 * k).any(|i| parts[i..i + k] == parts[i + k..i + 2 * k])
+            });
+            counter || repeated
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -165,6 +203,27 @@ mod tests {
         assert!((d.application_share() - 0.3).abs() < 1e-9);
         assert_eq!(d.duplicate_multisets, 1);
         assert!(d.to_string().contains("3 of 10 applications"), "{d}");
+    }
+
+    #[test]
+    fn suffix_copies_are_found_and_names_are_not() {
+        let t = "Save it as '/home/user/Documents/report_2.pdf', attach \
+                 '/home/user/Projects/index_code_editor_code_editor.py', open \
+                 '/home/user/Documents/sales_2024.xlsx', 'recording_1.mp4' and 'board-1.md', \
+                 type 'v 2'.";
+        assert_eq!(
+            suffix_copy_names(t),
+            vec![
+                "/home/user/Documents/report_2.pdf",
+                "/home/user/Projects/index_code_editor_code_editor.py"
+            ]
+        );
+        assert!(suffix_copy_names("Open '/home/user/Documents/launch_deck_final.pdf'.").is_empty());
+        let mut bad = task(&[("a", 0, "Writer")]);
+        bad.task_instruction = "Export it as '/home/user/Documents/plan_exported_3.pdf'.".into();
+        let mut good = task(&[("a", 1, "Writer")]);
+        good.task_instruction = "Export it as '/home/user/Documents/plan_review.pdf'.".into();
+        assert_eq!(diversity(&[bad, good], 1).suffix_copy_tasks, 1);
     }
 
     #[test]

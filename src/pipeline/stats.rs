@@ -54,6 +54,8 @@ pub struct TaskStats {
     pub capabilities: BTreeMap<String, usize>,
     pub mean_nodes: f64,
     pub quality: QualityStats,
+    /// How the validated tasks spread over the pool's subtasks and applications.
+    pub diversity: crate::graph::Diversity,
 }
 
 /// The stored quality flags of the validated tasks ([`crate::model::Quality`]).
@@ -213,6 +215,13 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             shortfall: v.shortfall,
         })
         .collect();
+    let applications = pool.applications;
+    let validated = || {
+        tasks
+            .iter()
+            .filter(|t| t.status == crate::store::TaskStatus::Validated)
+            .map(|t| &t.task)
+    };
     let llm = cx.store.call_log().usage_summary(None)?;
     let llm_faults = cx.store.call_log().fault_summary(None)?;
     Ok(Stats {
@@ -232,14 +241,47 @@ pub fn collect(cx: &StageContext<'_>) -> Result<Stats, StatsError> {
             } else {
                 nodes as f64 / tasks.len() as f64
             },
-            quality: QualityStats::collect(
-                tasks
-                    .iter()
-                    .filter(|t| t.status == crate::store::TaskStatus::Validated)
-                    .map(|t| &t.task),
-            ),
+            quality: QualityStats::collect(validated()),
+            diversity: crate::graph::diversity(validated(), applications),
         },
     })
+}
+
+/// What breaks the diversity limits a default run keeps: no subtask in more than
+/// 5 % of the nodes, at least 80 % of the applications used, no repeated task, no
+/// file named like a mechanical copy.
+pub fn diversity_warnings(d: &crate::graph::Diversity) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((id, n)) = &d.top_subtask {
+        if d.max_subtask_share > crate::graph::compose::MAX_SUBTASK_SHARE {
+            out.push(format!(
+                "subtask {} is in {n} of {} nodes ({:.1}%, limit {:.0}%)",
+                id.0,
+                d.nodes,
+                100.0 * d.max_subtask_share,
+                100.0 * crate::graph::compose::MAX_SUBTASK_SHARE
+            ));
+        }
+    }
+    if d.application_share() < 0.8 {
+        out.push(format!(
+            "the tasks use {} of the pool's {} applications (under 80%)",
+            d.applications_used, d.applications_total
+        ));
+    }
+    if d.duplicate_multisets > 0 {
+        out.push(format!(
+            "{} tasks repeat another's subtasks and parameters",
+            d.duplicate_multisets
+        ));
+    }
+    if d.suffix_copy_tasks > 0 {
+        out.push(format!(
+            "{} tasks name a file like a mechanical copy (report_2.pdf)",
+            d.suffix_copy_tasks
+        ));
+    }
+    out
 }
 
 /// Accepted of the stored review marks, or None when there are none.
@@ -350,6 +392,12 @@ impl fmt::Display for Stats {
                 writeln!(f, "warning: no task tests {}", empty.join(", "))?;
             }
             write!(f, "{}", t.quality)?;
+            if t.diversity.tasks > 0 {
+                writeln!(f, "diversity of the validated: {}", t.diversity)?;
+                for w in diversity_warnings(&t.diversity) {
+                    writeln!(f, "warning: {w}")?;
+                }
+            }
         }
         if let Some(r) = &self.review {
             writeln!(f, "human review: {r} (synth review --import)")?;

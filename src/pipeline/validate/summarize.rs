@@ -208,12 +208,105 @@ fn natural_goal(intent: &str) -> String {
 }
 
 /// A node's whole instruction as one clause: grammar characters removed, no final
-/// full stop.
+/// full stop, and the explorer's step-by-step form ("In Writer, open a document
+/// 'a.md', then insert the picture 'b.png', then save the document under a new
+/// name as 'c.docx'") said the way a person asks ("open 'a.md' in Writer, insert
+/// the picture 'b.png' and save it as 'c.docx'"). Every action and every quoted
+/// value stays; only the glue changes.
 fn natural_clause(instruction: &str) -> String {
-    text::sanitize(instruction)
-        .trim()
-        .trim_end_matches('.')
-        .to_string()
+    let clause = text::sanitize(instruction);
+    let clause = clause.trim().trim_end_matches('.');
+    let Some((app, rest)) = clause
+        .strip_prefix("In ")
+        .and_then(|r| r.split_once(", "))
+        .filter(|(app, _)| !app.contains('\''))
+    else {
+        return clause.to_string();
+    };
+    let phrases = text::split_outside(rest, &[", then "]);
+    let mut out: Vec<String> = Vec::with_capacity(phrases.len());
+    for (i, phrase) in phrases.iter().enumerate() {
+        let phrase = phrase
+            .replacen(" under a new name as '", " as '", 1)
+            .replacen(" under a name as '", " as '", 1)
+            .replacen(" under a name '", " as '", 1)
+            .replacen(" as PDF as '", " as the PDF '", 1)
+            .replacen(" to a PDF as '", " to the PDF '", 1);
+        if i == 0 {
+            out.push(match opened(&phrase) {
+                Some(("", quoted, more)) => format!("open {quoted} in {app}{more}"),
+                Some((what, quoted, more)) => format!("open the {what} {quoted} in {app}{more}"),
+                None => format!("in {app}, {phrase}"),
+            });
+        } else {
+            out.push(refer_back(&phrase));
+        }
+    }
+    text::join_and(&out)
+}
+
+/// "open a text file 'x'" (or "open 'x'"), possibly with more after the quote:
+/// what the file is without its article ("text file"), the quoted name and what
+/// follows it.
+fn opened(phrase: &str) -> Option<(&str, &str, &str)> {
+    let rest = phrase.strip_prefix("open ")?;
+    let start = rest.find('\'')?;
+    let what = rest[..start].trim();
+    // Only a short description of the file before its name.
+    if what.split_whitespace().count() > 3 {
+        return None;
+    }
+    let what = ["a ", "an ", "the "]
+        .iter()
+        .find_map(|a| what.strip_prefix(a))
+        .unwrap_or(what);
+    let end = start + 1 + rest[start + 1..].find('\'')?;
+    let name = &rest[start + 1..end];
+    // A file or a web address, not a person or an item ("open 'Dave' in People").
+    if !name.contains(['/', '.']) {
+        return None;
+    }
+    Some((what, &rest[start..=end], &rest[end + 1..]))
+}
+
+/// A later action on the file the clause opened says "it": "save the document as
+/// 'c.docx'" reads "save it as 'c.docx'", "export the deck as PDF" reads "export
+/// it as PDF".
+fn refer_back(phrase: &str) -> String {
+    const VERBS: &[&str] = &["save", "export", "print", "convert", "copy", "compress"];
+    const THINGS: &[&str] = &[
+        "the document",
+        "the text",
+        "the deck",
+        "the workbook",
+        "the sheet",
+        "the image",
+        "the file",
+        "the PDF",
+        "the page",
+        "the video",
+        "the note",
+        "the board",
+    ];
+    let mut words = phrase.splitn(2, ' ');
+    let (Some(verb), Some(rest)) = (words.next(), words.next()) else {
+        return phrase.to_string();
+    };
+    if !VERBS.contains(&verb) {
+        return phrase.to_string();
+    }
+    for thing in THINGS {
+        if let Some(after) = rest.strip_prefix(thing) {
+            if after.is_empty()
+                || [" as ", " to ", " into ", ","]
+                    .iter()
+                    .any(|w| after.starts_with(w))
+            {
+                return format!("{verb} it{after}");
+            }
+        }
+    }
+    phrase.to_string()
 }
 
 /// A topological order that follows hand-offs: after each node, the next is one of
@@ -534,6 +627,38 @@ mod tests {
             ),
             "open '/home/user/Videos/a.mp4' in the Media Player"
         );
+    }
+
+    #[test]
+    fn a_natural_clause_keeps_every_action_and_drops_the_glue() {
+        assert_eq!(
+            natural_clause(
+                "In Writer, open a document '/home/user/a.md', then insert the picture \
+                 '/home/user/b.png', then copy the document text, then save the document \
+                 under a new name as '/home/user/c.docx'."
+            ),
+            "open the document '/home/user/a.md' in Writer, insert the picture '/home/user/b.png', \
+             copy the document text and save it as '/home/user/c.docx'"
+        );
+        assert_eq!(
+            natural_clause(
+                "In Screenshot Tool, save a screenshot under a name as '/home/user/s.png'."
+            ),
+            "in Screenshot Tool, save a screenshot as '/home/user/s.png'"
+        );
+        assert_eq!(
+            natural_clause(
+                "In Slides, open a deck 'd.pptx', then export the deck as PDF as 'd.pdf'."
+            ),
+            "open the deck 'd.pptx' in Slides and export it as the PDF 'd.pdf'"
+        );
+        assert_eq!(
+            natural_clause("In Chat, open 'Dave' in People, then send a chat message."),
+            "in Chat, open 'Dave' in People and send a chat message"
+        );
+        // Not the explorer's form: left as written.
+        let own = "Open the recipe 'Soup' in Recipes and scale it to 4 servings.";
+        assert_eq!(natural_clause(own), own.trim_end_matches('.'));
     }
 
     #[test]
