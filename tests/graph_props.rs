@@ -406,6 +406,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 holder: None,
                 keeps_props: None,
                 machine_text: false,
+                wraps: false,
             },
         );
     }
@@ -545,10 +546,13 @@ fn the_clash_pool_invites_clashes_the_composer_avoids() {
         "{clashing} of {} tasks clash",
         blind.tasks.len()
     );
-    let kinds: BTreeSet<ClashKind> = blind
-        .tasks
-        .iter()
-        .flat_map(|t| task_clashes(&marked, t))
+    // Over a few seeds, both kinds of clash occur.
+    let kinds: BTreeSet<ClashKind> = (5..10)
+        .flat_map(|seed| {
+            let s = ComposeSpec { seed, ..s.clone() };
+            compose(&plain, &plain.components(), &s).unwrap().tasks
+        })
+        .flat_map(|t| task_clashes(&marked, &t))
         .map(|c| c.kind)
         .collect();
     assert_eq!(kinds.len(), 2, "both kinds occur: {kinds:?}");

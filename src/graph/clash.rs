@@ -214,6 +214,7 @@ mod tests {
                 holder: None,
                 keeps_props: None,
                 machine_text: false,
+                wraps: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

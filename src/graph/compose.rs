@@ -81,7 +81,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
-use crate::graph::pointless::{pointless, shares_holder};
+use crate::graph::pointless::{pointless, shares_holder, shuffles_with};
 use crate::graph::pool::{intersects, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
@@ -1325,6 +1325,9 @@ fn evaluate(
     let anc_p = bits(preds).fold(0, |m, p| m | g.anc[p]);
     if anc_p & succs != 0 {
         return None; // a cycle
+    }
+    if shuffles_with(pool, &g.nodes, x) {
+        return None;
     }
     // No clash with a node it would stay unordered with.
     let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);

@@ -19,6 +19,10 @@
 //!   copied from something that file does not come from: an e-mail with
 //!   `backup.sh` attached and the code of `analysis.py` as its body.
 //!
+//! - a **format shuffle** ([`PointlessKind::FormatShuffle`]): a file saved
+//!   back in a format it already had on its way into the task (PDF → Word
+//!   document → PDF).
+//!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
 
@@ -48,6 +52,10 @@ pub enum PointlessKind {
     /// changing it (a text copy and a PDF of one calendar export): copies made
     /// to lengthen a task, not work anyone needs twice.
     CopiesOfOne,
+    /// Node `b` saves a file back in a kind it already had on its way into the
+    /// task, a way through node `a`'s change of format (a PDF converted to a
+    /// Word document, that exported as PDF again): format shuffling, not work.
+    FormatShuffle,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -186,6 +194,98 @@ fn copies_of_one(
             .any(|(i, _)| made[b].iter().any(|(j, _)| i == j))
 }
 
+/// Is `r` a file whose format counts: a path kind that is no folder and no
+/// archive (packing files into a zip keeps their format)?
+fn formatted_file(pool: &Pool<'_>, r: u32) -> bool {
+    let kind = &pool.resource(r as usize).kind;
+    pool.catalog()
+        .kinds
+        .get(kind)
+        .is_some_and(|k| !k.file_kinds.is_empty() && !k.directory && !k.wraps)
+}
+
+/// The formatted files instance `x` saves in another format: (input, output)
+/// pairs whose kinds differ.
+fn conversions(pool: &Pool<'_>, x: usize) -> Vec<(u32, u32)> {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let mut out = Vec::new();
+    for &i in s.inputs.iter().filter(|&&i| formatted_file(pool, i)) {
+        for &o in s.outputs.iter().filter(|&&o| formatted_file(pool, o)) {
+            if kind(o) != kind(i) {
+                out.push((i, o));
+            }
+        }
+    }
+    out
+}
+
+/// File `r`'s way into the task among `nodes`: the positions of the nodes that
+/// changed a format on it, and the kinds it had (its own included).
+#[derive(Default)]
+struct Way<'p> {
+    converted_by: Vec<usize>,
+    kinds: Vec<&'p str>,
+}
+
+fn way_in<'p>(pool: &'p Pool<'_>, nodes: &[usize], r: u32, depth: usize, way: &mut Way<'p>) {
+    way.kinds.push(pool.resource(r as usize).kind.as_str());
+    if depth == 0 {
+        return;
+    }
+    let Some((k, &y)) = nodes.iter().enumerate().find(|&(_, &y)| {
+        let s = &pool.slim[y];
+        s.outputs.binary_search(&r).is_ok() && s.inputs.binary_search(&r).is_err()
+    }) else {
+        return;
+    };
+    let converted: Vec<u32> = conversions(pool, y)
+        .into_iter()
+        .filter(|&(_, o)| o == r)
+        .map(|(i, _)| i)
+        .collect();
+    if !converted.is_empty() && !way.converted_by.contains(&k) {
+        way.converted_by.push(k);
+    }
+    for &i in pool.slim[y]
+        .inputs
+        .iter()
+        .filter(|&&i| formatted_file(pool, i))
+    {
+        way_in(pool, nodes, i, depth - 1, way);
+    }
+}
+
+/// Does adding instance `x` to `nodes` make a format shuffle? (The composer's
+/// check while a graph grows: a shuffle never goes away by adding nodes.)
+pub(crate) fn shuffles_with(pool: &Pool<'_>, nodes: &[u32], x: u32) -> bool {
+    let mut all: Vec<usize> = nodes.iter().map(|&v| v as usize).collect();
+    all.push(x as usize);
+    let before = format_shuffles(pool, &all[..all.len() - 1]).len();
+    format_shuffles(pool, &all).len() > before
+}
+
+/// (a, b) pairs where node `b` saves a file back in a kind it already had on
+/// its way in, a way that went through node `a`'s conversion (PDF → Word
+/// document → PDF; see [`PointlessKind::FormatShuffle`]).
+fn format_shuffles(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        for (i, o) in conversions(pool, x) {
+            let mut way = Way::default();
+            way_in(pool, nodes, i, nodes.len(), &mut way);
+            let Some(&a) = way.converted_by.first() else {
+                continue;
+            };
+            let back = way.kinds.contains(&pool.resource(o as usize).kind.as_str());
+            if back && !found.contains(&(a, b)) {
+                found.push((a, b));
+            }
+        }
+    }
+    found
+}
+
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
 /// whether node `k` hands something on in the task.
 pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
@@ -224,6 +324,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 kind: PointlessKind::UnrelatedPaste,
             });
         }
+    }
+    for (a, b) in format_shuffles(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::FormatShuffle,
+        });
     }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
@@ -384,6 +491,81 @@ mod tests {
     use crate::graph::pool::tests::{subtask, tiny_catalog};
     use crate::model::SubtaskId;
     use crate::resources::Resource;
+
+    #[test]
+    fn a_file_changes_format_once_and_never_back() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["docx".into()];
+        let mut pdf = cat.kinds["doc"].clone();
+        pdf.file_kinds = vec!["pdf".into()];
+        let mut zip = pdf.clone();
+        zip.file_kinds = vec!["zip".into()];
+        zip.wraps = true;
+        cat.kinds.insert("pdf".into(), pdf);
+        cat.kinds.insert("zip".into(), zip);
+        let docx = "/home/user/Documents/a.docx";
+        let pdf = "/home/user/Documents/a.pdf";
+        let signed = "/home/user/Documents/a_signed.pdf";
+        let subs = vec![
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", docx), ("pdf", pdf)]],
+            ),
+            subtask(
+                "convert",
+                "PDF Tool",
+                &["pdf"],
+                &["doc"],
+                &[&[("pdf", pdf), ("doc", "/home/user/Documents/a_2.docx")]],
+            ),
+            subtask(
+                "sign",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:new_pdf"],
+                &[&[("pdf", pdf), ("new_pdf", signed)]],
+            ),
+            subtask(
+                "zip",
+                "Archiver",
+                &["pdf"],
+                &["zip"],
+                &[&[("pdf", signed), ("zip", "/home/user/Documents/a.zip")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("doc", Some(docx.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let shuffles = |nodes: &[usize]| -> Vec<(usize, usize)> {
+            pointless(&pool, nodes, &vec![true; nodes.len()])
+                .into_iter()
+                .filter(|p| p.kind == PointlessKind::FormatShuffle)
+                .map(|p| (p.a, p.b))
+                .collect()
+        };
+        assert_eq!(
+            shuffles(&[find("export"), find("convert")]),
+            vec![(0, 1)],
+            "a document exported as PDF and converted back to a document"
+        );
+        assert!(
+            shuffles(&[find("export"), find("sign"), find("zip")]).is_empty(),
+            "exported, signed and packed: one change of format"
+        );
+        assert!(shuffles_with(
+            &pool,
+            &[find("export") as u32],
+            find("convert") as u32
+        ));
+        assert!(!shuffles_with(
+            &pool,
+            &[find("export") as u32],
+            find("sign") as u32
+        ));
+    }
 
     #[test]
     fn a_message_carries_a_file_and_text_copied_from_that_file_only() {

@@ -727,6 +727,7 @@ pub(crate) mod tests {
                     holder: None,
                     keeps_props: None,
                     machine_text: false,
+                    wraps: false,
                 },
             );
         }

@@ -82,6 +82,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 holder: None,
                 keeps_props: None,
                 machine_text: false,
+                wraps: false,
             },
         );
     }

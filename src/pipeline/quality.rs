@@ -88,6 +88,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::CopiesOfOne => {
                 format!("{a} and {b} each save the same file in another format, unchanged")
             }
+            PointlessKind::FormatShuffle => {
+                format!("{b} changes the format of a file {a} already converted on its way")
+            }
         });
     }
     let artefacts = template_artefacts(high);

@@ -303,14 +303,21 @@ impl OfflineExplorer {
                             SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
                             _ => None,
                         });
-                        let (suffix, ext) = match read {
-                            Some(v) => (copy_tag(&plan.phrases), vfs::extension(v)),
-                            None => (
-                                participle(plan.phrases.last().map(String::as_str).unwrap_or("")),
-                                ext.clone(),
-                            ),
+                        let mut tags = change_tags(&plan.phrases);
+                        let ext = match read {
+                            Some(v) => {
+                                if tags.is_empty() {
+                                    tags.push("backup".into());
+                                }
+                                vfs::extension(v)
+                            }
+                            None => {
+                                let last = plan.phrases.last().map(String::as_str);
+                                tags.push(participle(last.unwrap_or("")));
+                                ext.clone()
+                            }
                         };
-                        output_path(kind, &ext, &stem, in_dir.as_deref(), &suffix, &avoid)
+                        output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid)
                     }
                     SlotRole::OutputRecord { kind } => output_record(kind, &stem, i, &local_taken),
                     // A command whose output is copied must print something (a
@@ -874,43 +881,68 @@ fn output_name(plan: &Plan, kind: &str) -> String {
         .unwrap_or_else(|| kind.to_string())
 }
 
-/// What a same-kind copy is called after: the change the subtask makes before
-/// saving it ("blur the image" gives "blurred": `photo_blurred.png`), else
-/// "backup" (a copy saved unchanged is a backup, not `photo_copy.png`).
-fn copy_tag(phrases: &[String]) -> String {
-    phrases
-        .iter()
-        .rev()
-        .find(|p| {
-            let verb = p.split_whitespace().next().unwrap_or("").to_lowercase();
-            !p.contains('{')
-                && !verb.is_empty()
-                && !crate::graph::pool::NO_CHANGE.contains(&verb.as_str())
-        })
-        .map(|p| {
-            let words: Vec<&str> = p.split_whitespace().collect();
-            // "make the image grayscale", "add a fade-in": the thing added names it.
-            let by_object = ["make", "add", "apply", "insert", "toggle", "set"];
-            match (words.first(), words.last()) {
-                (Some(v), Some(last))
-                    if words.len() > 1 && by_object.contains(&v.to_lowercase().as_str()) =>
-                {
-                    last.chars()
-                        .map(|c| {
-                            if c.is_ascii_alphanumeric() {
-                                c.to_ascii_lowercase()
-                            } else {
-                                '_'
-                            }
-                        })
-                        .collect::<String>()
-                        .trim_matches('_')
-                        .to_string()
+/// Name tags for a file made by changing another, from the change phrases
+/// (latest first): the thing added names it ("make the image grayscale" gives
+/// "grayscale", "insert a bar chart" gives "bar_chart", "use the two-column
+/// layout" gives "two_column_layout"), else what was done ("rotate the image"
+/// gives "rotated"). Phrases that change nothing (open, save, export) give none.
+fn change_tags(phrases: &[String]) -> Vec<String> {
+    // The verbs whose object is what was added or set.
+    let by_object = ["make", "add", "apply", "insert", "toggle", "set", "use"];
+    // Words that name the document itself, not the change.
+    let generic = [
+        "the", "a", "an", "as", "to", "of", "into", "in", "on", "with", "for", "image", "text",
+        "document", "deck", "sheet", "workbook", "file", "page", "it", "picture", "video",
+    ];
+    let slug = |w: &str| -> String {
+        w.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
                 }
-                _ => participle(p),
-            }
-        })
-        .filter(|t| !t.is_empty())
+            })
+            .collect::<String>()
+            .trim_matches('_')
+            .to_string()
+    };
+    let mut tags: Vec<String> = Vec::new();
+    for p in phrases.iter().rev() {
+        let verb = p.split_whitespace().next().unwrap_or("").to_lowercase();
+        if p.contains('{')
+            || verb.is_empty()
+            || crate::graph::pool::NO_CHANGE.contains(&verb.as_str())
+        {
+            continue;
+        }
+        let words: Vec<&str> = p.split_whitespace().skip(1).collect();
+        let tag = if by_object.contains(&verb.as_str()) {
+            let kept: Vec<String> = words
+                .iter()
+                .filter(|w| !generic.contains(&w.to_lowercase().as_str()))
+                .map(|w| slug(w))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let start = kept.len().saturating_sub(2);
+            kept[start..].join("_")
+        } else {
+            participle(p)
+        };
+        if !tag.is_empty() && !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    tags
+}
+
+#[cfg(test)]
+/// The tag a changed copy of a file is first named by ([`change_tags`]), or
+/// "backup" for a copy that changes nothing.
+fn copy_tag(phrases: &[String]) -> String {
+    change_tags(phrases)
+        .into_iter()
+        .next()
         .unwrap_or_else(|| "backup".to_string())
 }
 
@@ -971,37 +1003,48 @@ fn participle(phrase: &str) -> String {
     }
 }
 
+/// Words that tell two versions of one file apart when the change tags are
+/// taken ("report_final.pdf", "report_review.pdf"): names people give, before
+/// any counter.
+const VERSION_TAGS: &[&str] = &[
+    "final", "draft", "review", "shared", "summary", "team", "print", "web", "archive", "notes",
+];
+
 /// A new path for an output of `kind`: the input's folder (or the kind's usual
-/// one), the stem, and, when that name is taken, `_<suffix>` and then a number
-/// ("report.pdf", "report_exported.pdf", "report_exported_2.pdf").
+/// one) and the stem; when that name is taken, the stem with the first free tag
+/// of `tags`, then of [`VERSION_TAGS`] ("report.pdf", "report_exported.pdf",
+/// "report_final.pdf"), and only then a counter ("report_exported_3.pdf").
 fn output_path(
     kind: &str,
     ext: &str,
     stem: &str,
     in_dir: Option<&str>,
-    suffix: &str,
+    tags: &[String],
     taken: &BTreeSet<String>,
 ) -> String {
     let dir = match in_dir {
         Some(d) if d.starts_with(vfs::HOME) && d != vfs::HOME => d.to_string(),
         _ => default_dir(kind).to_string(),
     };
-    let tag = suffix;
-    unique(
-        |n| {
-            let suffix = match n {
-                0 => String::new(),
-                1 => format!("_{tag}"),
-                n => format!("_{tag}_{n}"),
-            };
-            if kind == "dir_path" {
-                format!("{dir}/{stem}{suffix}_files")
-            } else {
-                format!("{dir}/{stem}{suffix}.{ext}")
-            }
-        },
-        taken,
-    )
+    let path = |suffix: &str| {
+        if kind == "dir_path" {
+            format!("{dir}/{stem}{suffix}_files")
+        } else {
+            format!("{dir}/{stem}{suffix}.{ext}")
+        }
+    };
+    let first = tags.first().map(String::as_str).unwrap_or("copy");
+    std::iter::once(String::new())
+        .chain(tags.iter().map(|t| format!("_{t}")))
+        .chain(
+            VERSION_TAGS
+                .iter()
+                .filter(|t| !stem.split('_').any(|p| p == **t))
+                .map(|t| format!("_{t}")),
+        )
+        .map(|suffix| path(&suffix))
+        .find(|p| !taken.contains(p))
+        .unwrap_or_else(|| unique(|n| path(&format!("_{first}_{}", n + 2)), taken))
 }
 
 fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> String {
@@ -1297,6 +1340,46 @@ mod tests {
     }
 
     #[test]
+    fn a_taken_name_gives_way_to_a_word_before_a_counter() {
+        let phrases: Vec<String> = [
+            "open a deck '{pptx_path}'",
+            "use the two-column layout",
+            "export the deck as PDF as '{pdf_path}'",
+        ]
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+        let tags = change_tags(&phrases);
+        assert_eq!(tags, vec!["two_column_layout".to_string()]);
+        let d = "/home/user/Documents";
+        let mut taken = BTreeSet::new();
+        let tags = vec!["two_column_layout".to_string(), "exported".to_string()];
+        let mut made = Vec::new();
+        for _ in 0..4 {
+            let p = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
+            taken.insert(p.clone());
+            made.push(p);
+        }
+        assert_eq!(
+            made,
+            [
+                "/home/user/Documents/deck.pdf",
+                "/home/user/Documents/deck_two_column_layout.pdf",
+                "/home/user/Documents/deck_exported.pdf",
+                "/home/user/Documents/deck_final.pdf",
+            ]
+        );
+        // Every word taken: a counter, as the last resort.
+        for t in VERSION_TAGS {
+            taken.insert(format!("{d}/deck_{t}.pdf"));
+        }
+        assert_eq!(
+            output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken),
+            "/home/user/Documents/deck_two_column_layout_2.pdf"
+        );
+    }
+
+    #[test]
     fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
         let k = |p: &str, source: &str| KnownResource {
             kind: "txt_path".into(),
@@ -1349,11 +1432,25 @@ mod tests {
         assert_eq!(participle("format numbers as currency"), "formatted");
         let taken = BTreeSet::from(["/home/user/Documents/plan.pdf".to_string()]);
         assert_eq!(
-            output_path("pdf_path", "pdf", "plan", None, "exported", &taken),
+            output_path(
+                "pdf_path",
+                "pdf",
+                "plan",
+                None,
+                &["exported".into()],
+                &taken
+            ),
             "/home/user/Documents/plan_exported.pdf"
         );
         assert_eq!(
-            output_path("pdf_path", "pdf", "notes", None, "exported", &taken),
+            output_path(
+                "pdf_path",
+                "pdf",
+                "notes",
+                None,
+                &["exported".into()],
+                &taken
+            ),
             "/home/user/Documents/notes.pdf"
         );
     }
