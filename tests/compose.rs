@@ -165,8 +165,11 @@ fn every_level_of_every_dimension_is_reachable() {
             // Five unordered readers of one file lie in no intent's scope of this
             // small pool (intents gather a goal and what it needs); the pool's
             // components hold them.
+            // (Two tasks: a zip of one file left at the end is pointless, so
+            // the pool's wide graphs are fewer.)
             if dim == "branch" && level == "hard" {
                 args.push("--no-intents");
+                args[3] = "2";
             }
             ws.ok(&args);
         }

@@ -23,6 +23,14 @@
 //!   back in a format it already had on its way into the task (PDF → Word
 //!   document → PDF).
 //!
+//! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a file
+//!   only converted, then only converted again (PDF → text → Word document).
+//! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
+//!   an archive that ends the task.
+//! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
+//!   and something made from that same file (a deck's exported text pasted back
+//!   into the deck).
+//!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
 
@@ -56,6 +64,16 @@ pub enum PointlessKind {
     /// task, a way through node `a`'s change of format (a PDF converted to a
     /// Word document, that exported as PDF again): format shuffling, not work.
     FormatShuffle,
+    /// Node `b` only saves a file in another format, a file node `a` made by
+    /// only changing another's format (a PDF saved as text, that text saved as a
+    /// Word document): two conversions in a row are busywork, not a goal.
+    ChainedConversion,
+    /// Node `a` packs a single file into an archive that nothing uses (`b ==
+    /// a`): a zip of one file is no deliverable unless it is sent on.
+    LoneArchive,
+    /// Node `b` combines a file with something made from that same file
+    /// (through node `a`): a deck's own text pasted back into the deck.
+    RoundTrip,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -286,6 +304,95 @@ fn format_shuffles(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
+/// (a, b) pairs where node `b` only converts a file that node `a` made by only
+/// converting another (see [`PointlessKind::ChainedConversion`]).
+fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let plain_conversion = |x: usize| plain_copy(pool, x) && !conversions(pool, x).is_empty();
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        if !plain_conversion(x) {
+            continue;
+        }
+        for (i, _) in conversions(pool, x) {
+            for (a, &y) in nodes.iter().enumerate() {
+                let makes = pool.slim[y].outputs.binary_search(&i).is_ok()
+                    && pool.slim[y].inputs.binary_search(&i).is_err();
+                if a != b && makes && plain_conversion(y) && !found.contains(&(a, b)) {
+                    found.push((a, b));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Does instance `x` pack exactly one file (no folder) into an archive?
+fn packs_one_file(pool: &Pool<'_>, x: usize) -> bool {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
+    let archive = s.outputs.iter().any(|&o| kind(o).is_some_and(|k| k.wraps));
+    let packed: Vec<u32> = s
+        .inputs
+        .iter()
+        .copied()
+        .filter(|&i| kind(i).is_some_and(|k| k.is_path() && !k.wraps))
+        .collect();
+    archive && packed.len() == 1 && kind(packed[0]).is_some_and(|k| !k.directory)
+}
+
+/// Everything the nodes among `nodes` made `r` from: the resources upstream of
+/// `r`, following each producer's inputs (a node that edits a file in place
+/// does not make it).
+fn upstream(pool: &Pool<'_>, nodes: &[usize], r: u32, seen: &mut Vec<u32>) {
+    for &y in nodes {
+        let s = &pool.slim[y];
+        if s.outputs.binary_search(&r).is_err() || s.inputs.binary_search(&r).is_ok() {
+            continue;
+        }
+        for &i in s.inputs.iter() {
+            if !seen.contains(&i) {
+                seen.push(i);
+                upstream(pool, nodes, i, seen);
+            }
+        }
+    }
+}
+
+/// (a, b) pairs where node `b` makes or edits a file from a file and, among its
+/// other inputs, something node `a` made from that file (see
+/// [`PointlessKind::RoundTrip`]).
+fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        // A message may carry a file and text taken from it; a file may not be
+        // made of itself twice.
+        if !pool.slim[x].outputs.iter().any(|&o| is_path(pool, o)) {
+            continue;
+        }
+        let inputs = &pool.slim[x].inputs;
+        for &i in inputs.iter() {
+            let mut from = Vec::new();
+            upstream(pool, nodes, i, &mut from);
+            let back = inputs
+                .iter()
+                .any(|&j| j != i && is_path(pool, j) && from.contains(&j));
+            if !back {
+                continue;
+            }
+            let made_by = nodes.iter().position(|&y| {
+                let s = &pool.slim[y];
+                s.outputs.binary_search(&i).is_ok() && s.inputs.binary_search(&i).is_err()
+            });
+            if let Some(a) = made_by {
+                if a != b && !found.contains(&(a, b)) {
+                    found.push((a, b));
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
 /// whether node `k` hands something on in the task.
 pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
@@ -331,6 +438,29 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             b,
             kind: PointlessKind::FormatShuffle,
         });
+    }
+    for (a, b) in chained_conversions(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::ChainedConversion,
+        });
+    }
+    for (a, b) in round_trips(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::RoundTrip,
+        });
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if !has_successor[a] && packs_one_file(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::LoneArchive,
+            });
+        }
     }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
@@ -613,6 +743,99 @@ mod tests {
         assert!(
             kinds(&[copy_a, paste]).is_empty(),
             "pasting into a saved file edits it"
+        );
+    }
+
+    #[test]
+    fn conversions_in_a_row_lone_archives_and_round_trips_are_pointless() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["docx".into()];
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let mut pdf = cat.kinds["doc"].clone();
+        pdf.file_kinds = vec!["pdf".into()];
+        let mut txt = pdf.clone();
+        txt.file_kinds = vec!["txt".into()];
+        let mut zip = pdf.clone();
+        zip.file_kinds = vec!["zip".into()];
+        zip.wraps = true;
+        cat.kinds.insert("pdf".into(), pdf);
+        cat.kinds.insert("txt".into(), txt);
+        cat.kinds.insert("zip".into(), zip);
+        let docx = "/home/user/Documents/a.docx";
+        let pdf = "/home/user/Documents/a.pdf";
+        let zip = "/home/user/Documents/a.zip";
+        let subs = vec![
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", docx), ("pdf", pdf)]],
+            ),
+            subtask(
+                "convert",
+                "PDF Tool",
+                &["pdf"],
+                &["txt"],
+                &[&[("pdf", pdf), ("txt", "/home/user/Documents/a.txt")]],
+            ),
+            subtask(
+                "pack",
+                "Archiver",
+                &["pdf"],
+                &["zip"],
+                &[&[("pdf", pdf), ("zip", zip)]],
+            ),
+            subtask(
+                "mail",
+                "Mail",
+                &["zip"],
+                &["img"],
+                &[&[("zip", zip), ("img", "sent")]],
+            ),
+            subtask("copy", "PDF Tool", &["pdf"], &["clip"], &[&[("pdf", pdf)]]),
+            subtask(
+                "paste",
+                "Writer",
+                &["doc", "clip"],
+                &["doc"],
+                &[&[("doc", docx)]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("doc", Some(docx.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let kinds = |nodes: &[&str], last_ends: bool| -> Vec<(usize, usize, PointlessKind)> {
+            let nodes: Vec<usize> = nodes.iter().map(|n| find(n)).collect();
+            let mut succ = vec![true; nodes.len()];
+            *succ.last_mut().unwrap() = !last_ends;
+            pointless(&pool, &nodes, &succ)
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&["export", "convert"], false),
+            vec![(0, 1, PointlessKind::ChainedConversion)],
+            "a document exported as PDF, the PDF converted to text"
+        );
+        assert_eq!(
+            kinds(&["export", "pack"], true),
+            vec![(1, 1, PointlessKind::LoneArchive)],
+            "one PDF zipped and left there"
+        );
+        assert!(
+            kinds(&["export", "pack", "mail"], true).is_empty(),
+            "a zipped PDF sent on"
+        );
+        assert_eq!(
+            kinds(&["export", "copy", "paste"], false),
+            vec![(1, 2, PointlessKind::RoundTrip)],
+            "the document's own text pasted back into it"
+        );
+        assert!(
+            kinds(&["copy", "paste"], false).is_empty(),
+            "text of a PDF on the desktop pasted into a document"
         );
     }
 }

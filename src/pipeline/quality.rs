@@ -91,6 +91,15 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::FormatShuffle => {
                 format!("{b} changes the format of a file {a} already converted on its way")
             }
+            PointlessKind::ChainedConversion => {
+                format!("{b} only converts again a file {a} only converted")
+            }
+            PointlessKind::LoneArchive => {
+                format!("{a} packs a single file into an archive nothing uses")
+            }
+            PointlessKind::RoundTrip => {
+                format!("{b} combines a file with something {a} made from that same file")
+            }
         });
     }
     let artefacts = template_artefacts(high);
@@ -558,17 +567,17 @@ mod tests {
             "{:?}",
             q.problems
         );
-        // One zip is fine.
+        // One zip repeats nothing, but a single file zipped and left there is
+        // no deliverable either.
         let one = task(
             &[("n0", "n1")],
             &[("n0", &subs[0]), ("n1", &subs[2])],
             GOOD_HIGH,
             GOOD_INTENT,
         );
-        assert!(
-            flags_of(&one, &subs).no_pointless_steps,
-            "{:?}",
-            flags_of(&one, &subs).problems
+        assert_eq!(
+            flags_of(&one, &subs).problems,
+            vec!["n1 packs a single file into an archive nothing uses".to_string()]
         );
     }
 

@@ -837,7 +837,20 @@ fn root_stem(path: &str, originals: &BTreeSet<(String, String)>) -> String {
 }
 
 fn words_of(stem: &str) -> String {
-    let w = stem.replace('_', " ");
+    // A name made from a web address keeps its words, not the address's parts
+    // ("docs_example_com" reads "Docs").
+    const WEB: &[&str] = &[
+        "www", "example", "com", "org", "net", "xml", "html", "http", "https",
+    ];
+    let kept: Vec<&str> = stem
+        .split('_')
+        .filter(|p| !p.is_empty() && !WEB.contains(p))
+        .collect();
+    let w = if kept.is_empty() {
+        stem.replace('_', " ")
+    } else {
+        kept.join(" ")
+    };
     let mut c = w.chars();
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
@@ -909,11 +922,11 @@ fn change_tags(phrases: &[String]) -> Vec<String> {
     };
     let mut tags: Vec<String> = Vec::new();
     for p in phrases.iter().rev() {
+        // A value the phrase quotes is no name part: "add a comment '{text}'"
+        // is named by "add a comment".
+        let p = p[..p.find(['\'', '{']).unwrap_or(p.len())].trim();
         let verb = p.split_whitespace().next().unwrap_or("").to_lowercase();
-        if p.contains('{')
-            || verb.is_empty()
-            || crate::graph::pool::NO_CHANGE.contains(&verb.as_str())
-        {
+        if verb.is_empty() || crate::graph::pool::NO_CHANGE.contains(&verb.as_str()) {
             continue;
         }
         let words: Vec<&str> = p.split_whitespace().skip(1).collect();
@@ -925,7 +938,16 @@ fn change_tags(phrases: &[String]) -> Vec<String> {
                 .filter(|w| !w.is_empty())
                 .collect();
             let start = kept.len().saturating_sub(2);
-            kept[start..].join("_")
+            match kept.is_empty() {
+                // "insert the picture": the thing itself names it.
+                true => words
+                    .iter()
+                    .rev()
+                    .map(|w| slug(w))
+                    .find(|w| !w.is_empty() && !["the", "a", "an"].contains(&w.as_str()))
+                    .unwrap_or_default(),
+                false => kept[start..].join("_"),
+            }
         } else {
             participle(p)
         };
@@ -1075,7 +1097,7 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
             "{w}",
             "About {w}",
             "{w} update",
-            "Re: {w}",
+            "{w} for you",
             "{w} for review",
             "Sharing {w}",
         ],
@@ -1162,8 +1184,14 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
 /// A value for a free-text field, by what the field's name says it holds.
 fn text_value(field: &str, stem: &str, i: usize) -> String {
     specific_text(field, stem, i).unwrap_or_else(|| {
-        let pick = ["draft", "summary", "update", "overview"][i % 4];
-        format!("{} {pick}", words_of(stem))
+        let w = words_of(stem);
+        let lower = w.to_lowercase();
+        match i % 4 {
+            0 => format!("{w} draft"),
+            1 => format!("Summary of the {lower}"),
+            2 => format!("{w}: latest changes"),
+            _ => format!("Key points of the {lower}"),
+        }
     })
 }
 
@@ -1328,6 +1356,23 @@ mod tests {
                 "export the edited video as '{new_video_path}'"
             ]),
             "fade_in"
+        );
+        // A change with a value is named by its words, not left a "backup".
+        assert_eq!(
+            tag(&[
+                "open an image '{img_path}'",
+                "add a caption '{text}'",
+                "save the image under a new name as '{new_img_path}'"
+            ]),
+            "caption"
+        );
+        assert_eq!(
+            tag(&[
+                "open a document '{docx_path}'",
+                "insert the picture '{img_path}'",
+                "save the document under a new name as '{new_docx_path}'"
+            ]),
+            "picture"
         );
         assert_eq!(
             tag(&[
