@@ -136,18 +136,14 @@ pub fn xml_text(xml: &str) -> Option<String> {
                 let name = local(name.as_ref().as_bytes());
                 if name == b"c" {
                     shared_cell = attr(&e, "t").as_deref() == Some("s");
-                } else if name == b"v" && shared_cell {
-                    skip_depth += 1;
-                } else if skip_depth > 0 {
+                } else if skip_depth > 0 || (name == b"v" && shared_cell) {
                     skip_depth += 1;
                 }
             }
             Event::End(e) => {
                 let name = e.name();
                 let name = local(name.as_ref().as_bytes());
-                if skip_depth > 0 {
-                    skip_depth -= 1;
-                }
+                skip_depth = skip_depth.saturating_sub(1);
                 if name == b"c" {
                     shared_cell = false;
                 }
@@ -164,10 +160,11 @@ pub fn xml_text(xml: &str) -> Option<String> {
                     }
                     b"tab" => out.push('\t'),
                     b"br" | b"line-break" | b"cr" => out.push('\n'),
-                    n if BLOCKS.iter().any(|b| b.as_bytes() == n) => {
-                        if !out.is_empty() && !out.ends_with('\n') {
-                            out.push('\n');
-                        }
+                    n if BLOCKS.iter().any(|b| b.as_bytes() == n)
+                        && !out.is_empty()
+                        && !out.ends_with('\n') =>
+                    {
+                        out.push('\n');
                     }
                     _ => {}
                 }
