@@ -7,30 +7,14 @@
 //! installs them). Without them the test says so and passes, except under CI
 //! (`CI=true`), where a missing program fails it.
 
+mod common;
+
 use synth::env::x11::{session, X11Desktop};
 use synth::env::{run_check, Environment, Probes, Setup};
 use synth::model::{Action, ActionCall, CheckCall, ParameterSet};
 
 fn available() -> bool {
-    let missing = session::missing_program().or_else(|| {
-        ["mousepad", "galculator", "xclip"]
-            .into_iter()
-            .find(|p| {
-                !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                    .any(|d| d.join(p).is_file())
-            })
-            .map(str::to_string)
-    });
-    match missing {
-        None => true,
-        Some(m) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("{m} is missing: .ci/run must install it")
-        }
-        Some(m) => {
-            eprintln!("skipping the x11 test: {m} is not installed");
-            false
-        }
-    }
+    common::x11_available(&["mousepad", "galculator", "xclip"])
 }
 
 fn click(text: &str) -> Action {

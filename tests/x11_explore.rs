@@ -10,26 +10,8 @@
 
 mod common;
 
-use synth::env::x11::session;
-
 fn available() -> bool {
-    let missing = session::missing_program().or_else(|| {
-        ["mousepad", "xclip"]
-            .into_iter()
-            .find(|p| {
-                !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                    .any(|d| d.join(p).is_file())
-            })
-            .map(str::to_string)
-    });
-    match missing {
-        None => true,
-        Some(p) if std::env::var("CI").is_ok() => panic!("CI must have {p} installed"),
-        Some(p) => {
-            eprintln!("skipping: {p} is not installed");
-            false
-        }
-    }
+    common::x11_available(&["mousepad", "xclip"])
 }
 
 #[test]

@@ -12,7 +12,8 @@
 //! - `check_file_exists(file_path)` / `check_dir_exists(dir_path)`: the path
 //!   (normalised; relative to the home folder) is a file / a folder.
 //! - `check_file_contains(file_path, text)`: the file exists and its text contains
-//!   `text`.
+//!   `text` (on a real desktop, an office document's text: the document text of a
+//!   `.docx`, `.xlsx`, `.odt`, `.ods` or `.gnumeric`, see [`super::document`]).
 //! - `check_clipboard_contains(text)`: the clipboard's text (a table as CSV rows,
 //!   an image as its description) contains `text`.
 //! - `check_text_exists_via_control(text)`: the active window's title or a control

@@ -6,10 +6,12 @@
 //! The trait knows nothing about the simulator: the real backends ([`x11`], a local
 //! X display; [`osworld`], an OSWorld VM's server) implement the same `reset` /
 //! `observe` / `step` and the [`Probes`] the check APIs read, sharing what they
-//! have in common in [`real`].
+//! have in common in [`real`] (a file's text, an office document's included, in
+//! [`document`]).
 
 pub mod checks;
 pub mod command;
+pub mod document;
 pub mod lint;
 pub mod osworld;
 pub mod perf;

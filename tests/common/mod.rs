@@ -71,3 +71,29 @@ impl Workspace {
         String::from_utf8(out.stdout).unwrap()
     }
 }
+
+/// Whether the real-desktop tests can run: the session's programs (Xvfb,
+/// openbox, the buses) and `programs` are installed. Without them a test says
+/// what is missing and passes, except under CI (`CI=true`), where a missing
+/// program fails it (`.ci/run` must install it).
+pub fn x11_available(programs: &[&str]) -> bool {
+    let missing = synth::env::x11::session::missing_program().or_else(|| {
+        programs
+            .iter()
+            .find(|p| {
+                !std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                    .any(|d| d.join(p).is_file())
+            })
+            .map(|p| p.to_string())
+    });
+    match missing {
+        None => true,
+        Some(m) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("{m} is missing: .ci/run must install it")
+        }
+        Some(m) => {
+            eprintln!("skipping the x11 test: {m} is not installed");
+            false
+        }
+    }
+}

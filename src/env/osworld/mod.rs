@@ -678,9 +678,11 @@ impl Probes for OsworldDesktop {
         &self.events
     }
 
+    /// The file's text; for an office document saved compressed, its document
+    /// text ([`super::document`]).
     fn file_text(&self, path: &str) -> Option<String> {
         let bytes = self.client.file(path).ok()??;
-        Some(String::from_utf8_lossy(&bytes).to_string())
+        Some(super::document::text_of(&bytes))
     }
 
     fn dir_exists(&self, path: &str) -> bool {

@@ -722,10 +722,12 @@ impl Probes for X11Desktop {
         &self.events
     }
 
+    /// The file's text; for an office document saved compressed, its document
+    /// text ([`super::document`]).
     fn file_text(&self, path: &str) -> Option<String> {
         let host = self.host_path(path)?;
         let bytes = std::fs::read(host).ok()?;
-        Some(String::from_utf8_lossy(&bytes).to_string())
+        Some(super::document::text_of(&bytes))
     }
 
     fn dir_exists(&self, path: &str) -> bool {

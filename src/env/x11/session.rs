@@ -60,15 +60,16 @@ fn new_mark(slot: usize) -> String {
     format!("{}-{slot}-{nanos}", std::process::id())
 }
 
-/// The ids of the live processes whose environment holds `MARK_VAR=mark`
-/// (zombies left out: they are dead, waiting for their parent to read them).
-pub fn marked_processes(mark: &str) -> Vec<u32> {
-    let needle = format!("{MARK_VAR}={mark}");
+/// Every other process of this machine that carries a session's mark, with
+/// that mark (the value of `MARK_VAR` in its environment): the one walk of
+/// `/proc` that [`marked_processes`] and [`sweep_orphans`] share.
+fn processes_with_marks() -> Vec<(u32, String)> {
+    let prefix = format!("{MARK_VAR}=");
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     let me = std::process::id();
-    let mut pids = Vec::new();
+    let mut out = Vec::new();
     for entry in entries.flatten() {
         let Some(pid) = entry
             .file_name()
@@ -83,41 +84,42 @@ pub fn marked_processes(mark: &str) -> Vec<u32> {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        if environ
-            .split(|b| *b == 0)
-            .any(|var| var == needle.as_bytes())
-            && is_alive(pid)
-        {
-            pids.push(pid);
+        let mark = environ.split(|b| *b == 0).find_map(|var| {
+            Some(
+                std::str::from_utf8(var)
+                    .ok()?
+                    .strip_prefix(&prefix)?
+                    .to_string(),
+            )
+        });
+        if let Some(mark) = mark {
+            out.push((pid, mark));
         }
     }
-    pids
+    out
+}
+
+/// The ids of the live processes whose environment holds `MARK_VAR=mark`
+/// (zombies left out: they are dead, waiting for their parent to read them).
+pub fn marked_processes(mark: &str) -> Vec<u32> {
+    processes_with_marks()
+        .into_iter()
+        .filter(|(pid, m)| m == mark && is_alive(*pid))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// The synth pid a session's mark names (see [`new_mark`]).
+fn mark_owner(mark: &str) -> Option<u32> {
+    mark.split('-').next()?.parse().ok()
 }
 
 /// Kills the processes left by sessions whose synth is gone (killed with
 /// SIGKILL, so no teardown ran): their mark names a synth pid that is no longer
 /// alive. Run when a session starts.
 fn sweep_orphans() {
-    let prefix = format!("{MARK_VAR}=");
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        let owner = environ.split(|b| *b == 0).find_map(|var| {
-            let mark = std::str::from_utf8(var).ok()?.strip_prefix(&prefix)?;
-            mark.split('-').next()?.parse::<u32>().ok()
-        });
-        if owner.is_some_and(|owner| !is_alive(owner)) {
+    for (pid, mark) in processes_with_marks() {
+        if mark_owner(&mark).is_some_and(|owner| !is_alive(owner)) {
             // SAFETY: kill(2) of a process marked by a synth session whose synth is dead.
             unsafe {
                 libc::kill(pid as libc::pid_t, libc::SIGKILL);
@@ -578,4 +580,45 @@ pub fn wait_for(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(50));
     }
     ready()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mark_names_the_synth_that_made_it() {
+        let mark = new_mark(3);
+        assert_eq!(mark_owner(&mark), Some(std::process::id()));
+        assert_eq!(mark_owner("not-a-pid"), None);
+    }
+
+    #[test]
+    fn the_processes_of_a_mark_are_found_and_no_others() {
+        let mark = format!("{}-test-{}", std::process::id(), line!());
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .env(MARK_VAR, &mark)
+            .spawn()
+            .unwrap();
+        // The kernel sets a new program's environment a moment after spawn
+        // returns (spawn waits for the exec, not for its stack).
+        let started = Instant::now();
+        let mut found = marked_processes(&mark);
+        while found.is_empty() && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+            found = marked_processes(&mark);
+        }
+        let other = marked_processes(&format!("{mark}-other"));
+        let listed = processes_with_marks()
+            .into_iter()
+            .any(|(pid, m)| pid == child.id() && m == mark);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(found, vec![child.id()]);
+        assert!(other.is_empty(), "{other:?}");
+        assert!(listed);
+        // Dead and reaped: no longer listed.
+        assert!(marked_processes(&mark).is_empty());
+    }
 }
