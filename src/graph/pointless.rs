@@ -246,15 +246,19 @@ struct Way<'p> {
     kinds: Vec<&'p str>,
 }
 
+/// Does instance `y` make resource `r` (write it without reading it: an edit in
+/// place does not make the file)?
+fn makes(pool: &Pool<'_>, y: usize, r: u32) -> bool {
+    let s = &pool.slim[y];
+    s.outputs.binary_search(&r).is_ok() && s.inputs.binary_search(&r).is_err()
+}
+
 fn way_in<'p>(pool: &'p Pool<'_>, nodes: &[usize], r: u32, depth: usize, way: &mut Way<'p>) {
     way.kinds.push(pool.resource(r as usize).kind.as_str());
     if depth == 0 {
         return;
     }
-    let Some((k, &y)) = nodes.iter().enumerate().find(|&(_, &y)| {
-        let s = &pool.slim[y];
-        s.outputs.binary_search(&r).is_ok() && s.inputs.binary_search(&r).is_err()
-    }) else {
+    let Some((k, &y)) = nodes.iter().enumerate().find(|&(_, &y)| makes(pool, y, r)) else {
         return;
     };
     let converted: Vec<u32> = conversions(pool, y)
@@ -315,9 +319,7 @@ fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> 
         }
         for (i, _) in conversions(pool, x) {
             for (a, &y) in nodes.iter().enumerate() {
-                let makes = pool.slim[y].outputs.binary_search(&i).is_ok()
-                    && pool.slim[y].inputs.binary_search(&i).is_err();
-                if a != b && makes && plain_conversion(y) && !found.contains(&(a, b)) {
+                if a != b && makes(pool, y, i) && plain_conversion(y) && !found.contains(&(a, b)) {
                     found.push((a, b));
                 }
             }
@@ -344,12 +346,8 @@ fn packs_one_file(pool: &Pool<'_>, x: usize) -> bool {
 /// `r`, following each producer's inputs (a node that edits a file in place
 /// does not make it).
 fn upstream(pool: &Pool<'_>, nodes: &[usize], r: u32, seen: &mut Vec<u32>) {
-    for &y in nodes {
-        let s = &pool.slim[y];
-        if s.outputs.binary_search(&r).is_err() || s.inputs.binary_search(&r).is_ok() {
-            continue;
-        }
-        for &i in s.inputs.iter() {
+    for &y in nodes.iter().filter(|&&y| makes(pool, y, r)) {
+        for &i in pool.slim[y].inputs.iter() {
             if !seen.contains(&i) {
                 seen.push(i);
                 upstream(pool, nodes, i, seen);
@@ -379,10 +377,7 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             if !back {
                 continue;
             }
-            let made_by = nodes.iter().position(|&y| {
-                let s = &pool.slim[y];
-                s.outputs.binary_search(&i).is_ok() && s.inputs.binary_search(&i).is_err()
-            });
+            let made_by = nodes.iter().position(|&y| makes(pool, y, i));
             if let Some(a) = made_by {
                 if a != b && !found.contains(&(a, b)) {
                     found.push((a, b));
@@ -622,17 +617,23 @@ mod tests {
     use crate::model::SubtaskId;
     use crate::resources::Resource;
 
-    #[test]
-    fn a_file_changes_format_once_and_never_back() {
+    /// The tiny catalogue with "doc" a Word document and file kinds "pdf",
+    /// "txt" and "zip" (an archive, `wraps`).
+    fn office_catalog() -> crate::resources::Catalog {
         let mut cat = tiny_catalog();
         cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["docx".into()];
-        let mut pdf = cat.kinds["doc"].clone();
-        pdf.file_kinds = vec!["pdf".into()];
-        let mut zip = pdf.clone();
-        zip.file_kinds = vec!["zip".into()];
-        zip.wraps = true;
-        cat.kinds.insert("pdf".into(), pdf);
-        cat.kinds.insert("zip".into(), zip);
+        for ext in ["pdf", "txt", "zip"] {
+            let mut k = cat.kinds["doc"].clone();
+            k.file_kinds = vec![ext.into()];
+            k.wraps = ext == "zip";
+            cat.kinds.insert(ext.into(), k);
+        }
+        cat
+    }
+
+    #[test]
+    fn a_file_changes_format_once_and_never_back() {
+        let cat = office_catalog();
         let docx = "/home/user/Documents/a.docx";
         let pdf = "/home/user/Documents/a.pdf";
         let signed = "/home/user/Documents/a_signed.pdf";
@@ -748,19 +749,8 @@ mod tests {
 
     #[test]
     fn conversions_in_a_row_lone_archives_and_round_trips_are_pointless() {
-        let mut cat = tiny_catalog();
-        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["docx".into()];
+        let mut cat = office_catalog();
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
-        let mut pdf = cat.kinds["doc"].clone();
-        pdf.file_kinds = vec!["pdf".into()];
-        let mut txt = pdf.clone();
-        txt.file_kinds = vec!["txt".into()];
-        let mut zip = pdf.clone();
-        zip.file_kinds = vec!["zip".into()];
-        zip.wraps = true;
-        cat.kinds.insert("pdf".into(), pdf);
-        cat.kinds.insert("txt".into(), txt);
-        cat.kinds.insert("zip".into(), zip);
         let docx = "/home/user/Documents/a.docx";
         let pdf = "/home/user/Documents/a.pdf";
         let zip = "/home/user/Documents/a.zip";
