@@ -431,12 +431,15 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
     };
     let mut subtasks = Vec::new();
     for j in 0..2 {
+        // Two applications making two different things (a text and a document)
+        // with their own changes: not a repeat of the same product. (Two
+        // subtasks of one application on one file are never left unordered:
+        // one sitting.)
+        let kind = ["txt", "docx"][j];
         let params = (0..files)
-            .map(|f| ps(vec![("pdf", file(f)), ("txt", format!("/f{f}_e{j}.txt"))]))
+            .map(|f| ps(vec![("pdf", file(f)), (kind, format!("/f{f}_e{j}.{kind}"))]))
             .collect();
-        // One application making two different edits (two copies, each with its
-        // own change): not a repeat of the same product.
-        let mut edit = sub(format!("edit{j}"), 0, &["pdf"], &["txt"], params);
+        let mut edit = sub(format!("edit{j}"), j * 8, &["pdf"], &[kind], params);
         edit.instruction_template = format!("edit{j} on {{pdf}}, then mark part {j}");
         subtasks.push(edit);
     }
@@ -460,9 +463,12 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
     for j in 0..2 {
         let params = (0..files)
             .map(|f| {
+                // merge0 joins the text edit and a reader's document, merge1
+                // the two edits (what puts them side by side in one task).
+                let docx = [format!("/f{f}_r0.docx"), format!("/f{f}_e1.docx")];
                 ps(vec![
-                    ("txt", format!("/f{f}_e{j}.txt")),
-                    ("docx", format!("/f{f}_r{j}.docx")),
+                    ("txt", format!("/f{f}_e0.txt")),
+                    ("docx", docx[j].clone()),
                     ("zip", format!("/f{f}_{j}.zip")),
                 ])
             })
@@ -523,7 +529,7 @@ proptest! {
 
 #[test]
 fn the_clash_pool_invites_clashes_the_composer_avoids() {
-    let syn = clash_pool(2, 4);
+    let syn = clash_pool(4, 4);
     let plain = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
     let mut marked = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
     marked.mark_edited_inputs(is_edit);
@@ -542,7 +548,7 @@ fn the_clash_pool_invites_clashes_the_composer_avoids() {
         .filter(|t| !task_clashes(&marked, t).is_empty())
         .count();
     assert!(
-        clashing >= 5,
+        clashing >= 3,
         "{clashing} of {} tasks clash",
         blind.tasks.len()
     );
@@ -562,6 +568,42 @@ fn the_clash_pool_invites_clashes_the_composer_avoids() {
     assert!(careful.tasks.len() >= 10, "{:?}", careful.shortfall());
     for t in &careful.tasks {
         assert!(task_clashes(&marked, t).is_empty(), "{:?}", t.nodes);
+    }
+}
+
+#[test]
+fn one_application_never_works_one_file_in_two_unordered_nodes() {
+    // Two copies of one application's subtasks on every file: the composer may
+    // chain them through other nodes but never leaves two of them side by side.
+    let mut syn = clash_pool(2, 4);
+    for s in syn
+        .subtasks
+        .iter_mut()
+        .filter(|s| s.id.0.starts_with("read"))
+    {
+        s.application = "App 2".into();
+    }
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let s = ComposeSpec {
+        count: 30,
+        seed: 3,
+        profile: Profile::Free,
+        max_attempts: 4000,
+        ..ComposeSpec::default()
+    };
+    let out = compose(&pool, &pool.components(), &s).unwrap();
+    assert!(!out.tasks.is_empty(), "{:?}", out.shortfall());
+    for t in &out.tasks {
+        let readers: Vec<_> = t
+            .nodes
+            .values()
+            .filter(|n| n.subtask_id.0.starts_with("read"))
+            .collect();
+        assert!(
+            readers.len() <= 1,
+            "two readers of one file in App 2: {:?}",
+            t.nodes
+        );
     }
 }
 

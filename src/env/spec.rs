@@ -648,18 +648,20 @@ pub fn load_apps(workspace: &Path) -> Result<Vec<LoadedApp>, EnvError> {
 }
 
 impl Op {
-    /// Does the effect change the open document or an existing file in place (a
-    /// property, a line, pasted content, a save over its path, a rename, move or
-    /// delete)? Effects that only read, navigate, or write new files do not.
-    pub fn edits_in_place(&self) -> bool {
+    /// Does the effect change a file at its path (a save over the open document's
+    /// path, a rename, move or delete)?
+    pub fn writes_in_place(&self) -> bool {
+        matches!(
+            self,
+            Op::Save | Op::Rename { .. } | Op::Move { .. } | Op::Delete { .. }
+        )
+    }
+
+    /// Does the effect change the open document in memory (a property, a line, an
+    /// inserted file, pasted content)? The file changes only when it is saved.
+    pub fn changes_document(&self) -> bool {
         match self {
-            Op::SetProp { .. }
-            | Op::AppendDoc { .. }
-            | Op::InsertFile { .. }
-            | Op::Save
-            | Op::Rename { .. }
-            | Op::Move { .. }
-            | Op::Delete { .. } => true,
+            Op::SetProp { .. } | Op::AppendDoc { .. } | Op::InsertFile { .. } => true,
             Op::Paste { into, .. } => into == "document",
             _ => false,
         }
@@ -668,9 +670,15 @@ impl Op {
 
 /// Does `subtask` change a file it takes as input? Decided from data: the controls
 /// its evaluation clicks (`check_mouse_clicks`) and the keys it presses
-/// (`check_key_presses`), looked up by text in its application's spec (every screen),
-/// trigger an effect that [`Op::edits_in_place`]. A subtask of an application with no
-/// spec edits nothing. Feeds [`crate::graph::Pool::mark_edited_inputs`].
+/// (`check_key_presses`), looked up by text in its application's spec (every screen).
+/// It does when one of them writes a file in place ([`Op::writes_in_place`]), or
+/// when it changes the open document ([`Op::changes_document`]) and never saves it
+/// under a new name: the window is left holding the opened file with changes, and
+/// whoever opens that file in the same application next finds them. A subtask that
+/// changes a document and saves it as a new file leaves the file it opened as it
+/// was (the window now holds the new one), so nodes that only read that file may
+/// run beside it. A subtask of an application with no spec edits nothing. Feeds
+/// [`crate::graph::Pool::mark_edited_inputs`].
 pub fn edits_its_input(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> bool {
     use crate::model::CheckCall;
     let Some(app) = apps.iter().find(|a| a.spec.name == subtask.application) else {
@@ -680,16 +688,25 @@ pub fn edits_its_input(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> b
         return false;
     };
     let effects = effects_of(&app.spec);
-    eval.checks.iter().filter(|c| c.expect).any(|c| {
-        let (text, event): (&str, &[&str]) = match &c.call {
-            CheckCall::CheckMouseClicks { text } => (text, &["click", "double"]),
-            CheckCall::CheckKeyPresses { keys } => (keys, &["key"]),
-            _ => return false,
-        };
-        effects
-            .iter()
-            .any(|(_, t, ev, e)| t == text && event.contains(ev) && e.op.edits_in_place())
-    })
+    let triggered: Vec<&Op> = eval
+        .checks
+        .iter()
+        .filter(|c| c.expect)
+        .flat_map(|c| {
+            let (text, event): (&str, &[&str]) = match &c.call {
+                CheckCall::CheckMouseClicks { text } => (text, &["click", "double"]),
+                CheckCall::CheckKeyPresses { keys } => (keys, &["key"]),
+                _ => ("", &[]),
+            };
+            effects
+                .iter()
+                .filter(move |(_, t, ev, _)| t == text && event.contains(ev))
+                .map(|(_, _, _, e)| &e.op)
+        })
+        .collect();
+    let saved_as_new = triggered.iter().any(|op| matches!(op, Op::SaveAs { .. }));
+    triggered.iter().any(|op| op.writes_in_place())
+        || (!saved_as_new && triggered.iter().any(|op| op.changes_document()))
 }
 
 /// Every effect of an app with where it is declared: (screen, control text, event).

@@ -26,7 +26,9 @@
 //! failures of a slot raise its cap by the base value (and it picks roots by scope
 //! size, as large tasks need large scopes), so a small pool still fills its slots.
 //! Attempts read the counts as of the start of their round; acceptance updates them
-//! in slot order.
+//! in slot order. Tasks that start from the same desktop files (the same photo
+//! and document, only edited differently) are near repeats to a reader: at most
+//! [`MAX_START_SHARE`] of the tasks asked for (at least one) start from one set.
 //!
 //! # Edges
 //! A task's edges are *all* dependency-relation pairs among its nodes (every pair
@@ -71,7 +73,7 @@
 //! fails [`RESAMPLE_AFTER`] times in a row redraws its combination, so a combination
 //! the pool cannot provide does not exhaust the budget.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -100,6 +102,9 @@ pub const MAX_TRIES_PER_SLOT: u32 = 400;
 /// Candidates compared at each growth step, and draws spent finding them.
 const CANDIDATES: usize = 6;
 const DRAWS: usize = 24;
+/// Most tasks of a request that start from the same desktop files, as a share of
+/// the tasks asked for (at least one; relaxed like the subtask cap).
+const MAX_START_SHARE: f64 = 0.05;
 /// Largest share of a request's nodes one subtask may take (see the module docs).
 pub const MAX_SUBTASK_SHARE: f64 = 0.05;
 /// Every this many failed attempts of one slot, its subtask cap grows by the base
@@ -832,6 +837,11 @@ struct Usage {
     nodes: usize,
     /// Nodes the request will have at least (`min_nodes * count`).
     floor: usize,
+    /// Tasks accepted so far by the desktop files they start from (sorted
+    /// resource ids; tasks that start from no desktop file are not counted).
+    starts: HashMap<Box<[u32]>, u32>,
+    /// Tasks the request asks for.
+    count: usize,
     /// Does the request spread over subtasks and applications? Not when it names
     /// level targets or a capability: those are met first, from whatever the pool
     /// offers for them.
@@ -851,8 +861,24 @@ impl Usage {
             app: vec![0; napps],
             nodes: 0,
             floor: spec.min_nodes.max(1).saturating_mul(spec.count),
+            starts: HashMap::new(),
+            count: spec.count,
             on: spec.targets.is_empty() && spec.capability.is_none(),
         }
+    }
+
+    /// The desktop files a task of these instances starts from: what tells near
+    /// repeats apart (the beach photo flipped, captioned or resized, each pasted
+    /// into the itinerary, are one task four times over to a reader).
+    fn start_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
+        let mut key: Vec<u32> = instances
+            .iter()
+            .flat_map(|&i| pool.slim[i as usize].inputs.iter().copied())
+            .filter(|&r| pool.initial[r as usize] && is_file(pool, r))
+            .collect();
+        key.sort_unstable();
+        key.dedup();
+        key.into_boxed_slice()
     }
 
     /// Most nodes one subtask may have once the request holds `nodes` nodes, for a
@@ -867,6 +893,13 @@ impl Usage {
     fn overuses(&self, pool: &Pool<'_>, instances: &[u32], tries: u32) -> bool {
         if !self.on {
             return false;
+        }
+        let key = Usage::start_key(pool, instances);
+        let start_cap = ((MAX_START_SHARE * self.count as f64).floor() as u32)
+            .max(1)
+            .saturating_mul(1 + tries / RELAX_AFTER);
+        if !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
+            return true;
         }
         let cap = self.cap(self.nodes + instances.len(), tries);
         instances.iter().any(|&i| {
@@ -885,6 +918,10 @@ impl Usage {
             self.app[pool.slim[i as usize].app as usize] += 1;
         }
         self.nodes += instances.len();
+        let key = Usage::start_key(pool, instances);
+        if !key.is_empty() {
+            *self.starts.entry(key).or_default() += 1;
+        }
     }
 }
 
@@ -1219,6 +1256,19 @@ fn has_pointless(pool: &Pool<'_>, g: &Growth) -> bool {
 }
 
 /// Is resource `r` a file or folder (a path kind)?
+/// Would `x` and `v`, left unordered, be two subtasks of one application on one
+/// file (five variants of a screenshot made in the image editor, one after the
+/// other)? A person opens the file once and does that in one sitting; a fan-out
+/// of a file spreads over applications (edited, filed, put in a report, mailed).
+fn same_app_siblings(pool: &Pool<'_>, x: u32, v: u32) -> bool {
+    let (sx, sv) = (&pool.slim[x as usize], &pool.slim[v as usize]);
+    sx.app == sv.app
+        && sx
+            .inputs
+            .iter()
+            .any(|&r| is_file(pool, r) && sv.inputs.binary_search(&r).is_ok())
+}
+
 fn is_file(pool: &Pool<'_>, r: u32) -> bool {
     let kind = &pool.resource(r as usize).kind;
     pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
@@ -1333,7 +1383,9 @@ fn evaluate(
     let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);
     let related = anc_p | desc_s;
     for (v, &inst) in g.nodes.iter().enumerate() {
-        if related & (1 << v) == 0 && clash_pair(pool, x, inst) {
+        if related & (1 << v) == 0
+            && (clash_pair(pool, x, inst) || same_app_siblings(pool, x, inst))
+        {
             return None;
         }
         // Two copies in one task (the later replaces the earlier), or two pastes.

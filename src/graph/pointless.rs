@@ -30,6 +30,10 @@
 //! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
 //!   and something made from that same file (a deck's exported text pasted back
 //!   into the deck).
+//! - a **text-only copy** ([`PointlessKind::TextOnlyCopy`]): a file only saved
+//!   as plain text (a kind that keeps none of a document's properties,
+//!   `keeps_props = []`) and left at the end: a workbook's rows or a PDF's pages
+//!   as a .txt nobody uses.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -74,6 +78,10 @@ pub enum PointlessKind {
     /// Node `b` combines a file with something made from that same file
     /// (through node `a`): a deck's own text pasted back into the deck.
     RoundTrip,
+    /// Node `a` only saves a file of another kind as plain text, and nothing
+    /// uses the copy (`b == a`): a CSV saved as .txt, a PDF converted to text
+    /// and left there.
+    TextOnlyCopy,
 }
 
 /// One finding; `a`, `b` are positions in the node list given (or the task's
@@ -342,6 +350,19 @@ fn packs_one_file(pool: &Pool<'_>, x: usize) -> bool {
     archive && packed.len() == 1 && kind(packed[0]).is_some_and(|k| !k.directory)
 }
 
+/// Does instance `x` only save a file of another kind as plain text (see
+/// [`PointlessKind::TextOnlyCopy`])?
+fn copies_as_text_only(pool: &Pool<'_>, x: usize) -> bool {
+    let plain = |r: u32| {
+        pool.catalog()
+            .kinds
+            .get(&pool.resource(r as usize).kind)
+            .and_then(|k| k.keeps_props.as_ref())
+            .is_some_and(|keeps| keeps.is_empty())
+    };
+    plain_copy(pool, x) && conversions(pool, x).iter().any(|&(_, o)| plain(o))
+}
+
 /// Everything the nodes among `nodes` made `r` from: the resources upstream of
 /// `r`, following each producer's inputs (a node that edits a file in place
 /// does not make it).
@@ -454,6 +475,15 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::LoneArchive,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if !has_successor[a] && copies_as_text_only(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::TextOnlyCopy,
             });
         }
     }
@@ -626,6 +656,8 @@ mod tests {
             let mut k = cat.kinds["doc"].clone();
             k.file_kinds = vec![ext.into()];
             k.wraps = ext == "zip";
+            // Plain text keeps no document property.
+            k.keeps_props = (ext == "txt").then(Vec::new);
             cat.kinds.insert(ext.into(), k);
         }
         cat
@@ -817,6 +849,15 @@ mod tests {
         assert!(
             kinds(&["export", "pack", "mail"], true).is_empty(),
             "a zipped PDF sent on"
+        );
+        assert_eq!(
+            kinds(&["convert"], true),
+            vec![(0, 0, PointlessKind::TextOnlyCopy)],
+            "a PDF converted to text and left there"
+        );
+        assert!(
+            kinds(&["export"], true).is_empty(),
+            "a document exported as PDF is a deliverable"
         );
         assert_eq!(
             kinds(&["export", "copy", "paste"], false),

@@ -100,6 +100,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::RoundTrip => {
                 format!("{b} combines a file with something {a} made from that same file")
             }
+            PointlessKind::TextOnlyCopy => {
+                format!("{a} only saves a file as plain text that nothing uses")
+            }
         });
     }
     let artefacts = template_artefacts(high);

@@ -175,6 +175,16 @@ impl OfflineExplorer {
                     from_tasks.push((r.depth, p.clone()));
                 }
             }
+            // The hub of the kind: one made file every application that reads
+            // the kind is offered, the same whoever asks (fewest hand-offs behind
+            // it, then a hash of its name), so that one file is read by several
+            // applications and tasks can fan out across them (a screenshot
+            // edited, filed in an album, put into a report and mailed).
+            let hub = from_tasks
+                .iter()
+                .min_by_key(|(d, p)| (*d, hash64(p)))
+                .map(|(_, p)| p.clone());
+            from_tasks.retain(|(_, p)| Some(p) != hub.as_ref());
             rotate(&mut from_tasks, h);
             rotate(&mut initial, h >> 7);
             // Deeper inputs first (chains grow), used less often first (fan-outs
@@ -190,14 +200,16 @@ impl OfflineExplorer {
             // application on the same file are hard to tell apart.
             initial.sort_by_key(|p| used_inputs.get(p).copied().unwrap_or(0));
             // One initial input first (so a fresh desktop can verify the subtask),
-            // then outputs of other subtasks (chains), then the rest.
+            // then the kind's hub (fan-outs), then outputs of other subtasks
+            // (chains), then the rest.
             let mut list = Vec::new();
             let mut fi = from_tasks.into_iter();
             let mut ii = initial.into_iter();
             if let Some(x) = ii.next() {
                 list.push(x);
             }
-            list.extend(fi.by_ref().take(2));
+            list.extend(hub);
+            list.extend(fi.by_ref().take(1));
             list.extend(ii);
             list.extend(fi);
             if list.is_empty() {
@@ -270,9 +282,9 @@ impl OfflineExplorer {
                 .slots
                 .iter()
                 .find_map(|s| match &s.role {
-                    SlotRole::InputPath { .. } => {
-                        values.get(&s.name).map(|v| root_stem(v, &self.originals))
-                    }
+                    SlotRole::InputPath { .. } => values
+                        .get(&s.name)
+                        .map(|v| made_root(&root_stem(v, &self.originals), v, known)),
                     _ => None,
                 })
                 .or_else(|| {
@@ -822,6 +834,29 @@ fn stem_of(value: &str) -> String {
 /// (`launch_deck_notes_theme.pptx` goes back to `launch_deck.pptx`), so that a
 /// file made from a made file reads `launch_deck_converted.docx`, not
 /// `launch_deck_notes_theme_converted.docx`; else its own stem.
+/// `stem` (of the file `path`) without the tags of the changes that made it,
+/// when a file made earlier in the same folder has the shorter stem: a total row
+/// added to `quarterly_plan.csv` gave `quarterly_plan_total_row.csv`, and what
+/// is made of that (a mail's subject, the next copy) is about the quarterly plan.
+fn made_root(stem: &str, path: &str, known: &[KnownResource]) -> String {
+    if !path.starts_with('/') {
+        return stem.to_string();
+    }
+    let dir = vfs::parent(path);
+    let parts: Vec<&str> = stem.split('_').collect();
+    (1..parts.len())
+        .rev()
+        .map(|k| parts[..k].join("_"))
+        .find(|p| {
+            known.iter().any(|r| {
+                r.parameter.as_deref().is_some_and(|v| {
+                    v.starts_with('/') && vfs::parent(v) == dir && stem_of(v) == *p
+                })
+            })
+        })
+        .unwrap_or_else(|| stem.to_string())
+}
+
 fn root_stem(path: &str, originals: &BTreeSet<(String, String)>) -> String {
     let stem = stem_of(path);
     if !path.starts_with('/') {
@@ -1183,16 +1218,61 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
 
 /// A value for a free-text field, by what the field's name says it holds.
 fn text_value(field: &str, stem: &str, i: usize) -> String {
-    specific_text(field, stem, i).unwrap_or_else(|| {
-        let w = words_of(stem);
-        let lower = w.to_lowercase();
-        match i % 4 {
-            0 => format!("{w} draft"),
-            1 => format!("Summary of the {lower}"),
-            2 => format!("{w}: latest changes"),
-            _ => format!("Key points of the {lower}"),
-        }
-    })
+    specific_text(field, stem, i)
+        .or_else(|| worded_text(field, stem, i))
+        .unwrap_or_else(|| {
+            let w = words_of(stem);
+            let lower = w.to_lowercase();
+            match i % 4 {
+                0 => format!("{w} draft"),
+                1 => format!("Summary of the {lower}"),
+                2 => format!("{w}: latest changes"),
+                _ => format!("Key points of the {lower}"),
+            }
+        })
+}
+
+/// Free text of a field whose name says what people write there: a mail's body
+/// says what it carries, a caption names the picture, a comment on a PDF is a
+/// reviewer's remark, a tag is a short label. `{w}` is the subject in words
+/// ("Summer trip"), `{l}` the same in lower case. `None` for other fields.
+fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
+    let f = field.to_ascii_lowercase();
+    let bank: &[&str] = match f.as_str() {
+        "body" | "message" => &[
+            "Hi, here it is as promised.",
+            "Please have a look before Friday.",
+            "Here is what we talked about.",
+            "Sharing this with you; let me know what you think.",
+        ],
+        "caption" => &["Sunny afternoon", "Best moment of the day", "December 2026"],
+        "title_text" => &["{w}", "{w}, December 2026", "{w} (2026)"],
+        "comment" => &[
+            "Please check this page",
+            "Looks good to me",
+            "Needs a second look",
+            "Approved",
+        ],
+        "tag" | "tags" => &["to review", "important", "{l}", "done"],
+        "line" => &[
+            "Updated on 26 November",
+            "Next step: review the {l}",
+            "TODO: check the {l}",
+            "See the shared folder for details",
+        ],
+        "steps" => &[
+            "Mix everything, then bake for 20 minutes",
+            "Chop, fry and serve warm",
+            "Stir and simmer for 15 minutes",
+        ],
+        _ => return None,
+    };
+    let w = words_of(stem);
+    Some(
+        bank[i % bank.len()]
+            .replace("{w}", &w)
+            .replace("{l}", &w.to_lowercase()),
+    )
 }
 
 /// The value of a field whose name says what it holds (a date, an amount, a
@@ -1237,6 +1317,14 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     }
     // A person's or contact's name is words ("Home budget"), a file's name a
     // slug ("home_budget").
+    if f.contains("recipe") {
+        return pick(&[
+            "Lentil soup",
+            "Banana pancakes",
+            "Tomato pasta",
+            "Vegetable curry",
+        ]);
+    }
     if f.contains("name") && (f.contains("contact") || f.contains("person")) {
         return Some(words);
     }
@@ -1244,7 +1332,11 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
         return Some(stem.to_string());
     }
     if f.contains("ingredients") {
-        return Some(format!("ingredients for {}", words.to_lowercase()));
+        return pick(&[
+            "flour, eggs, milk",
+            "rice, beans, onion",
+            "pasta, tomatoes, basil",
+        ]);
     }
     None
 }
@@ -1326,6 +1418,33 @@ mod tests {
         assert_eq!(
             root_stem("/home/user/Documents/plan_v2.txt", &originals),
             "plan_v2"
+        );
+    }
+
+    #[test]
+    fn a_made_file_is_about_the_file_it_was_made_from() {
+        let known = |v: &str| KnownResource {
+            kind: "csv_path".into(),
+            parameter: Some(v.into()),
+            source: "Finance".into(),
+            depth: 1,
+        };
+        let plan = "/home/user/Documents/quarterly_plan.csv";
+        let total = "/home/user/Documents/quarterly_plan_total_row.csv";
+        let known = [known(plan), known(total)];
+        assert_eq!(
+            made_root("quarterly_plan_total_row", total, &known),
+            "quarterly_plan"
+        );
+        assert_eq!(made_root("quarterly_plan", plan, &known), "quarterly_plan");
+        assert_eq!(
+            made_root(
+                "quarterly_plan_total_row",
+                "/home/user/Downloads/x.csv",
+                &known
+            ),
+            "quarterly_plan_total_row",
+            "another folder's file is no ancestor"
         );
     }
 
@@ -1544,7 +1663,9 @@ mod tests {
         values.insert("email_sent".into(), "Contact list".into());
         values.insert("body".into(), text_value("Body", "contact_list", 0));
         values.insert("due".into(), "2026-12-05".into());
-        assert_eq!(values["body"], "Contact list draft");
+        assert_eq!(values["body"], "Hi, here it is as promised.");
+        // A body that repeats the subject gives way to a plain text.
+        values.insert("body".into(), "Contact list draft".into());
         disambiguate_free_texts(&plan, &mut values, 0);
         assert!(
             !overlaps(&values["body"], "Contact list"),

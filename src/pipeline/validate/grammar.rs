@@ -12,6 +12,7 @@
 //! sentence    := [lead " "] clause "."
 //! lead        := "Separately," | "Independently," | "Also," | "First,"  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
+//!              | "Now,"                             -- after the steps that made what it names
 //!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
 //!              | "Then, once " ... " ready,"        -- both: the sentence before and the
 //!                                                     steps that make the names
@@ -28,7 +29,11 @@
 //! - natural: a sentence without a lead comes after the sentence before it (the
 //!   first one after nothing); "Once 'x' is ready," puts it after the earliest
 //!   earlier sentence that quotes `x` (the step that makes `x`), for each quoted
-//!   name; a "waits for nothing" lead gives it no prerequisite. Steps not linked
+//!   name; "Now," puts it after the earliest earlier sentence quoting each name
+//!   its own clause quotes (the screenshot saved earlier, now mailed: the name
+//!   says what it waits for, without "once ... is ready"), and after nothing
+//!   when no earlier sentence quotes them; a "waits for nothing" lead gives it no
+//!   prerequisite. Steps not linked
 //!   through these may run in any order.
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
@@ -58,6 +63,8 @@ pub const AFTER_PREVIOUS: &[&str] = &["after that", "then", "next", "finally", "
 pub const SEPARATELY: &str = "Separately,";
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
 pub const INDEPENDENT: &[&str] = &["separately", "independently", "also", "first"];
+/// Lead of a sentence that comes after the steps that made the names it quotes.
+pub const NOW: &str = "Now,";
 /// Opens the lead of a sentence that waits for the steps making the quoted names.
 pub const ONCE: &str = "Once";
 /// Introduces the explicit wording's numbered steps.

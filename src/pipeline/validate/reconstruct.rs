@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::grammar::{AFTER, AFTER_PREVIOUS, GOAL, INDEPENDENT, ONCE};
+use super::grammar::{AFTER, AFTER_PREVIOUS, GOAL, INDEPENDENT, NOW, ONCE};
 use super::text;
 
 /// Up to this many steps the clause-to-subtask assignment is exact.
@@ -260,6 +260,16 @@ fn parse_natural(sentences: &[&str]) -> Result<Steps, ReconstructError> {
         match lead {
             Lead::None | Lead::Previous if i > 0 => edges.push((i - 1, i)),
             Lead::None | Lead::Previous | Lead::Independent => {}
+            Lead::Now => {
+                for q in text::quoted_spans(clause) {
+                    let maker = steps
+                        .iter()
+                        .position(|s| text::quoted_spans(s).contains(&q));
+                    if let Some(maker) = maker.filter(|m| !edges.contains(&(*m, i))) {
+                        edges.push((maker, i));
+                    }
+                }
+            }
             Lead::Once { previous, names } => {
                 if previous && i > 0 {
                     edges.push((i - 1, i));
@@ -289,6 +299,8 @@ enum Lead<'a> {
     Previous,
     /// "Separately,": nothing.
     Independent,
+    /// "Now,": the steps that first quote the names its clause quotes.
+    Now,
     /// "Once 'a' and 'b' are ready,": the steps that quote these names; "Then,
     /// once 'a' is ready,": those and the sentence before (`previous`).
     Once { previous: bool, names: Vec<&'a str> },
@@ -296,6 +308,9 @@ enum Lead<'a> {
 
 /// The sentence's lead and the clause after it.
 fn natural_lead(sentence: &str) -> (Lead<'_>, &str) {
+    if let Some(rest) = strip_prefix_ci(sentence, NOW) {
+        return (Lead::Now, rest);
+    }
     for (leads, kind) in [(AFTER_PREVIOUS, 0), (INDEPENDENT, 1)] {
         for lead in leads {
             if let Some(rest) = strip_prefix_ci(sentence, lead) {

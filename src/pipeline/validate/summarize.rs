@@ -7,8 +7,10 @@
 //!   work: the task's goal, then one sentence per node with the node's whole
 //!   instruction (every action its evaluation checks), in an order that follows
 //!   hand-offs. A sentence says what it waits for only where the DAG orders it:
-//!   "Then," after the sentence before, "Once '<file>' is ready," after the steps
-//!   that made the named files, "Separately," when it waits for nothing. When some
+//!   "Then," after the sentence before, "Now," when the files its clause names
+//!   say what it waits for (the steps that made them), "Once '<file>' is ready,"
+//!   after the steps that made the named files when they do not, "Separately,"
+//!   when it waits for nothing. When some
 //!   dependency cannot be said that way (a hand-off without a name to quote), the
 //!   explicit wording is used at once.
 //! - after structural feedback (orders added or missing): [`Wording::Explicit`],
@@ -396,7 +398,7 @@ const NEXT_LEADS: &[&str] = &["Then,", "Next,", "After that,"];
 /// states its dependencies (module docs). `None` when a dependency on an earlier,
 /// non-adjacent step has no quoted value that names it unambiguously.
 fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<String> {
-    use super::grammar::{FINALLY, ONCE, SEPARATELY};
+    use super::grammar::{FINALLY, NOW, ONCE, SEPARATELY};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
     let mut sentences = Vec::with_capacity(order.len());
@@ -419,6 +421,10 @@ fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<
                 NEXT_LEADS[(p - 1) % NEXT_LEADS.len()]
             };
             format!("{lead} {}", text::decapitalize(clause))
+        } else if said_by_names(rel, order, clauses, p, &preds) {
+            // The names in the clause say what it waits for ("Now, mail
+            // '/home/user/shot.png' to ...": the screenshot saved earlier).
+            format!("{NOW} {}", text::decapitalize(clause))
         } else {
             // The sentence before is said with "Then,"; the others by a name each
             // (a paste waits for the copy just before it and a file made earlier).
@@ -443,6 +449,35 @@ fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<
         sentences.push(format!("{sentence}."));
     }
     Some(sentences.join(" "))
+}
+
+/// Does "Now," say exactly what the step at position `p` of `order` waits for?
+/// It puts the step after the earliest earlier step quoting each name its clause
+/// quotes: true when every such step comes before it in the DAG (no order is
+/// invented: a desktop file an unrelated step also opened would invent one) and
+/// every direct predecessor in `preds` is one of them or comes before one.
+fn said_by_names(
+    rel: &Relations,
+    order: &[usize],
+    clauses: &[String],
+    p: usize,
+    preds: &[usize],
+) -> bool {
+    let v = order[p];
+    let makers: Vec<usize> = text::quoted_spans(&clauses[v])
+        .into_iter()
+        .filter_map(|q| {
+            order[..p]
+                .iter()
+                .copied()
+                .find(|&w| text::quoted_spans(&clauses[w]).contains(&q))
+        })
+        .collect();
+    !makers.is_empty()
+        && makers.iter().all(|&m| rel.before(m, v))
+        && preds
+            .iter()
+            .all(|&u| makers.iter().any(|&m| m == u || rel.before(u, m)))
 }
 
 /// A quoted value that the step at position `at` shares with `consumer` and that

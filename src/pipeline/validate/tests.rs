@@ -184,8 +184,8 @@ fn a_fork_and_join_is_worded_by_its_handoffs() {
         v.summary.task_instruction,
         "Get the April invoice paid. Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. \
          Then, in To Do, add the to-do 'Pay April invoice' and attach the file '/home/user/Downloads/invoice_april.pdf' to it. \
-         Once '/home/user/Downloads/invoice_april.pdf' is ready, open '/home/user/Downloads/invoice_april.pdf' in PDF Tool and print it to '/home/user/Documents/invoice_print.pdf'. \
-         Then, once 'Pay April invoice' is ready, in Mail, send the mail 'April invoice' to bob@example.com with '/home/user/Documents/invoice_print.pdf' attached, naming the to-do 'Pay April invoice'."
+         Now, open '/home/user/Downloads/invoice_april.pdf' in PDF Tool and print it to '/home/user/Documents/invoice_print.pdf'. \
+         Now, in Mail, send the mail 'April invoice' to bob@example.com with '/home/user/Documents/invoice_print.pdf' attached, naming the to-do 'Pay April invoice'."
     );
 }
 
