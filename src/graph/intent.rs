@@ -102,6 +102,13 @@ fn push_new(list: &mut Vec<String>, item: String) {
 /// quotes it.
 fn phrase(catalog: &Catalog, r: &Resource, instruction: &str) -> String {
     let value = r.parameter.as_deref().filter(|_| quotes(instruction, r));
+    // A `key=value` pair is a changed setting: a goal says what changed ("the
+    // new wallpaper"), not the pair the desktop stores.
+    if let Some((key, _)) = value.and_then(|v| v.split_once('=')) {
+        if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return format!("the new {}", key.replace('_', " "));
+        }
+    }
     match catalog.kinds.get(&r.kind) {
         Some(kind) => kind.phrase_for(value),
         None => match value {
@@ -189,5 +196,16 @@ mod tests {
             outputs: &out,
         }];
         assert_eq!(statement(&cat, &nodes, &[0], None), "I need the setting.");
+        let wall = [r("setting_value", Some("wallpaper=beach.jpg"))];
+        let nodes = [IntentNode {
+            instruction:
+                "In Photos, set the picture as wallpaper, giving the setting 'wallpaper=beach.jpg'.",
+            inputs: &[],
+            outputs: &wall,
+        }];
+        assert_eq!(
+            statement(&cat, &nodes, &[0], Some("for the summer trip")),
+            "For the summer trip, I need the new wallpaper."
+        );
     }
 }

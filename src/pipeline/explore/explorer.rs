@@ -1300,8 +1300,15 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
         return pick(&["125+37", "48*3", "1200/4", "19.5*4"]);
     }
     if f == "command" {
-        let name = ["log", "notes", "list", "memo"][i % 4];
-        return Some(format!("echo {words} > ~/Documents/{stem}_{name}.txt"));
+        // A file a terminal makes is a listing someone keeps (the trip's
+        // photos, what was downloaded), not a line echoed into a stub.
+        let (name, dir) = [
+            ("photos", "Pictures"),
+            ("downloads", "Downloads"),
+            ("documents", "Documents"),
+            ("projects", "Projects"),
+        ][i % 4];
+        return Some(format!("ls ~/{dir} > ~/Documents/{stem}_{name}.txt"));
     }
     if f == "start" {
         return pick(&["5", "3", "10"]);
