@@ -357,6 +357,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
             kind: r.kind,
             parameter: r.parameter,
             source: "test".into(),
+            readers: 0,
             depth: 1,
         })
         .collect();

@@ -575,6 +575,8 @@ fn the_clash_pool_invites_clashes_the_composer_avoids() {
 fn one_application_never_works_one_file_in_two_unordered_nodes() {
     // Two copies of one application's subtasks on every file: the composer may
     // chain them through other nodes but never leaves two of them side by side.
+    // A join of two readers' documents would put them side by side (both read
+    // the same PDF, neither needs the other): without the rule it is composed.
     let mut syn = clash_pool(2, 4);
     for s in syn
         .subtasks
@@ -583,6 +585,29 @@ fn one_application_never_works_one_file_in_two_unordered_nodes() {
     {
         s.application = "App 2".into();
     }
+    let mut pair = syn
+        .subtasks
+        .iter()
+        .find(|s| s.id.0 == "merge0")
+        .unwrap()
+        .clone();
+    pair.id = synth::model::SubtaskId("pair".into());
+    pair.instruction_template = "pair {docx} with {other_docx}".into();
+    pair.input_resources = vec!["docx".into(), "docx:other_docx".into()];
+    pair.output_resources = vec!["zip".into()];
+    pair.available_parameters = (0..2)
+        .map(|f| {
+            [
+                ("docx", format!("/f{f}_r0.docx")),
+                ("other_docx", format!("/f{f}_r1.docx")),
+                ("zip", format!("/f{f}_pair.zip")),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+        })
+        .collect();
+    syn.subtasks.push(pair);
     let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
     let s = ComposeSpec {
         count: 30,

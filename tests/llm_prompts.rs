@@ -118,6 +118,7 @@ fn explorer_prompt() {
             kind: "xlsx_path".into(),
             parameter: Some("/home/user/Documents/budget.xlsx".into()),
             source: "desktop".into(),
+            readers: 0,
             depth: 0,
         }],
     };

@@ -730,6 +730,9 @@ struct World<'p, 'a> {
     joinable: Vec<Vec<u32>>,
     /// Scopes with a joinable member, largest first.
     join_order: Vec<usize>,
+    /// By instance: how wide a task grown from it could get at most (see
+    /// [`fan_potential`]).
+    fan: Vec<u8>,
 }
 
 impl<'p, 'a> World<'p, 'a> {
@@ -789,7 +792,9 @@ impl<'p, 'a> World<'p, 'a> {
             .copied()
             .filter(|&s| !joinable[s].is_empty())
             .collect();
+        let fan = fan_potential(pool);
         World {
+            fan,
             pool,
             order,
             members,
@@ -798,6 +803,25 @@ impl<'p, 'a> World<'p, 'a> {
             app_roots,
             joinable,
             join_order,
+        }
+    }
+
+    /// A root of `scope` a task at least `width` wide can grow from, when the
+    /// drawn `root` cannot: most roots start a chain or a pair, and a wide slot
+    /// drawing those would almost never fill.
+    fn wide_root(&self, scope: usize, root: u32, width: usize, rng: &mut ChaCha8Rng) -> u32 {
+        if usize::from(self.fan[root as usize]) >= width {
+            return root;
+        }
+        let wide: Vec<u32> = self.roots[scope]
+            .iter()
+            .copied()
+            .filter(|&r| usize::from(self.fan[r as usize]) >= width)
+            .collect();
+        if wide.is_empty() {
+            root
+        } else {
+            wide[rng.random_range(0..wide.len())]
         }
     }
 
@@ -989,6 +1013,9 @@ struct Candidate {
     depth: usize,
     width: usize,
     cats: usize,
+    /// Loose ends of the graph with the candidate in: results nothing uses yet
+    /// that make the task pointless unless a later node uses them.
+    loose: usize,
 }
 
 /// One growth attempt for slot `s`. `seen` holds the canonical forms accepted before
@@ -1064,6 +1091,11 @@ fn attempt(
     };
 
     let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
+    let root = if r.lo[BRA] >= 3 {
+        world.wide_root(scope, root, r.lo[BRA], &mut rng)
+    } else {
+        root
+    };
     // A join narrows the graph: slots that must be wide are no join slots.
     let join_slot =
         s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < RELAX_AFTER;
@@ -1248,6 +1280,37 @@ fn join_cone(
     has_join(&g).then_some(g)
 }
 
+/// Levels of dependents [`fan_potential`] looks down.
+const FAN_DEPTH: usize = 3;
+
+/// By instance: an upper bound of the leaves of a task grown down from it,
+/// [`FAN_DEPTH`] levels deep: 1 for an instance nobody depends on, else the
+/// sum, over the applications of its dependents (unordered siblings are of
+/// different applications, see [`same_app_siblings`]), of the largest bound
+/// among that application's dependents. Capped at 255.
+fn fan_potential(pool: &Pool<'_>) -> Vec<u8> {
+    let n = pool.len();
+    let mut level = vec![1u32; n];
+    for _ in 0..FAN_DEPTH {
+        let mut next = vec![1u32; n];
+        let mut best: HashMap<u32, u32> = HashMap::new();
+        for (x, slot) in next.iter_mut().enumerate() {
+            best.clear();
+            let app = pool.slim[x].app;
+            for &c in pool.dependents(x) {
+                let ca = pool.slim[c as usize].app;
+                if ca != app {
+                    let e = best.entry(ca).or_insert(0);
+                    *e = (*e).max(level[c as usize]);
+                }
+            }
+            *slot = best.values().sum::<u32>().max(1);
+        }
+        level = next;
+    }
+    level.into_iter().map(|v| v.min(255) as u8).collect()
+}
+
 /// Does the graph have a pointless node (see [`crate::graph::pointless`])?
 fn has_pointless(pool: &Pool<'_>, g: &Growth) -> bool {
     let nodes: Vec<usize> = g.nodes.iter().map(|&v| v as usize).collect();
@@ -1379,6 +1442,21 @@ fn evaluate(
     if shuffles_with(pool, &g.nodes, x) {
         return None;
     }
+    // Nothing that no later node can mend (a second zip of one file, a copy
+    // made to lengthen the task); loose ends are counted for the penalty.
+    let loose = {
+        let mut nodes: Vec<usize> = g.nodes.iter().map(|&v| v as usize).collect();
+        nodes.push(x as usize);
+        let mut has_successor: Vec<bool> = (0..g.nodes.len())
+            .map(|v| g.dag.succs(v) > 0 || preds & (1 << v) != 0)
+            .collect();
+        has_successor.push(succs != 0);
+        let found = pointless(pool, &nodes, &has_successor);
+        if found.iter().any(|f| f.kind.lasting()) {
+            return None;
+        }
+        found.len()
+    };
     // No clash with a node it would stay unordered with.
     let desc_s = bits(succs).fold(0, |m, s| m | g.desc[s]);
     let related = anc_p | desc_s;
@@ -1424,6 +1502,7 @@ fn evaluate(
         depth,
         width,
         cats,
+        loose,
     })
 }
 
@@ -1478,6 +1557,12 @@ fn penalty(r: &Ranges, c: &Candidate, k: usize, remaining: usize) -> usize {
     if c.width > r.hi[BRA] {
         // Width can shrink when a later node links two branches, but rarely does.
         p += DEAD / 4 * (c.width - r.hi[BRA]);
+    }
+    // Loose ends must be tied up by the nodes still to come.
+    if c.loose > remaining {
+        p += DEAD / 2;
+    } else {
+        p += c.loose * 4 / (remaining + 1);
     }
     // Pull towards the lower bounds, spread over the steps left.
     let pull = |lo: usize, v: usize| lo.saturating_sub(v) * 8 / (remaining + 1);

@@ -84,6 +84,22 @@ pub enum PointlessKind {
     TextOnlyCopy,
 }
 
+impl PointlessKind {
+    /// Does a later node leave the finding in place? Most do: a repeated
+    /// product stays repeated whatever is added. The others are loose ends a
+    /// node using the result ties up (a zip of one file that is then mailed,
+    /// a copy that is then pasted).
+    pub fn lasting(self) -> bool {
+        !matches!(
+            self,
+            PointlessKind::UnusedResult
+                | PointlessKind::UnusedCopy
+                | PointlessKind::LoneArchive
+                | PointlessKind::TextOnlyCopy
+        )
+    }
+}
+
 /// One finding; `a`, `b` are positions in the node list given (or the task's
 /// `dag.nodes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -233,6 +233,15 @@ pub struct KnownResource {
     /// Subtasks in the longest chain that makes it (0: on the initial desktop).
     #[serde(default)]
     pub depth: u32,
+    /// How many applications' stored subtasks already read it: a file many
+    /// applications read lets tasks fan out across them; one nobody reads yet
+    /// ends every chain that makes it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub readers: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A proposed subtask (OmniBench C.1 fields the explorer fills in).

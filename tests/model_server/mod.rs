@@ -197,7 +197,12 @@ impl Brain {
             .into_iter()
             .filter_map(|l| {
                 let (body, source) = l.rsplit_once(" (")?;
-                let source = source.trim_end_matches(')').to_string();
+                let source = source.trim_end_matches(')');
+                let (source, readers) = match source.split_once("; read by ") {
+                    Some((s, n)) => (s, n.split(' ').next()?.parse().ok()?),
+                    None => (source, 0),
+                };
+                let source = source.to_string();
                 let (kind, parameter) = match body.split_once(" = ") {
                     Some((k, p)) => (k.to_string(), Some(p.to_string())),
                     None => (body.to_string(), None),
@@ -206,6 +211,7 @@ impl Brain {
                     kind,
                     parameter,
                     source,
+                    readers,
                     depth: 0,
                 })
             })

@@ -100,6 +100,7 @@ impl OfflineExplorer {
                         parameter: r.parameter,
                         source: req.application.clone(),
                         depth: 1,
+                        readers: 0,
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
@@ -138,7 +139,7 @@ impl OfflineExplorer {
                 }
                 _ => None,
             });
-            let mut from_tasks: Vec<(u32, String)> = Vec::new();
+            let mut from_tasks: Vec<&KnownResource> = Vec::new();
             let mut initial: Vec<String> = Vec::new();
             for r in known {
                 if &r.kind != kind {
@@ -172,44 +173,26 @@ impl OfflineExplorer {
                 if r.source == "desktop" {
                     initial.push(p.clone());
                 } else {
-                    from_tasks.push((r.depth, p.clone()));
+                    from_tasks.push(r);
                 }
             }
-            // The hub of the kind: one made file every application that reads
-            // the kind is offered, the same whoever asks (fewest hand-offs behind
-            // it, then a hash of its name), so that one file is read by several
-            // applications and tasks can fan out across them (a screenshot
-            // edited, filed in an album, put into a report and mailed).
-            let hub = from_tasks
-                .iter()
-                .min_by_key(|(d, p)| (*d, hash64(p)))
-                .map(|(_, p)| p.clone());
-            from_tasks.retain(|(_, p)| Some(p) != hub.as_ref());
-            rotate(&mut from_tasks, h);
-            rotate(&mut initial, h >> 7);
-            // Deeper inputs first (chains grow), used less often first (fan-outs
-            // spread).
-            from_tasks.sort_by_key(|(d, p)| {
-                (
-                    std::cmp::Reverse(*d),
-                    used_inputs.get(p).copied().unwrap_or(0),
-                )
-            });
-            let from_tasks: Vec<String> = from_tasks.into_iter().map(|(_, p)| p).collect();
+            let (hubs, made) = hubs_and_rest(from_tasks, h, used_inputs);
             // Initial inputs used less often first too: two subtasks of one
             // application on the same file are hard to tell apart.
+            rotate(&mut initial, h >> 7);
             initial.sort_by_key(|p| used_inputs.get(p).copied().unwrap_or(0));
             // One initial input first (so a fresh desktop can verify the subtask),
-            // then the kind's hub (fan-outs), then outputs of other subtasks
-            // (chains), then the rest.
+            // then the kind's first hub (fan-outs), then the least read output of
+            // another subtask (chains that reach everything made), the second
+            // hub, then the rest.
             let mut list = Vec::new();
-            let mut fi = from_tasks.into_iter();
+            let mut hi = hubs.into_iter();
+            let mut fi = made.into_iter();
             let mut ii = initial.into_iter();
-            if let Some(x) = ii.next() {
-                list.push(x);
-            }
-            list.extend(hub);
-            list.extend(fi.by_ref().take(1));
+            list.extend(ii.next());
+            list.extend(hi.next());
+            list.extend(fi.next());
+            list.extend(hi.next());
             list.extend(ii);
             list.extend(fi);
             if list.is_empty() {
@@ -763,6 +746,38 @@ fn seed_of(req: &ExploreRequest) -> u64 {
 fn hash64(s: &str) -> u64 {
     let d = Sha256::digest(s.as_bytes());
     u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+}
+
+/// How many made files of a kind every application that reads the kind is
+/// offered: enough that a task can fan out from more than one of them.
+const HUBS_PER_KIND: usize = 2;
+
+/// The made files of one kind an input slot may read, split into the kind's
+/// hubs and the rest. The hubs are the files most applications already read
+/// (then fewest hand-offs behind them, then a hash of the name): whoever asks
+/// next is offered the same ones, so one file comes to be read by many
+/// applications and tasks fan out across them (a screenshot edited, put into a
+/// report and mailed). The rest come least read first, deeper first among
+/// those, so every made file gets a reader and chains grow; `used` (this
+/// request's own picks) spreads one application's subtasks over them.
+fn hubs_and_rest(
+    mut made: Vec<&KnownResource>,
+    h: u64,
+    used: &BTreeMap<String, usize>,
+) -> (Vec<String>, Vec<String>) {
+    let name = |r: &KnownResource| r.parameter.clone().unwrap_or_default();
+    made.sort_by_key(|r| (std::cmp::Reverse(r.readers), r.depth, hash64(&name(r))));
+    let hubs: Vec<String> = made.iter().take(HUBS_PER_KIND).map(|r| name(r)).collect();
+    let mut rest: Vec<&KnownResource> = made.into_iter().skip(HUBS_PER_KIND).collect();
+    rotate(&mut rest, h);
+    rest.sort_by_key(|r| {
+        (
+            r.readers,
+            used.get(&name(r)).copied().unwrap_or(0),
+            std::cmp::Reverse(r.depth),
+        )
+    });
+    (hubs, rest.into_iter().map(name).collect())
 }
 
 fn rotate<T>(v: &mut [T], h: u64) {
@@ -1434,6 +1449,7 @@ mod tests {
             kind: "csv_path".into(),
             parameter: Some(v.into()),
             source: "Finance".into(),
+            readers: 0,
             depth: 1,
         };
         let plan = "/home/user/Documents/quarterly_plan.csv";
@@ -1556,6 +1572,7 @@ mod tests {
             kind: "txt_path".into(),
             parameter: Some(p.into()),
             source: source.into(),
+            readers: 0,
             depth: 0,
         };
         let known = vec![

@@ -522,6 +522,22 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     depth
 }
 
+/// For every input of the stored subtasks, the applications whose subtasks read it.
+fn reader_apps(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, BTreeSet<String>> {
+    let mut out: BTreeMap<Resource, BTreeSet<String>> = BTreeMap::new();
+    for s in stored {
+        for i in 0..s.available_parameters.len() {
+            let Ok((ins, _)) = instantiate(catalog, s, i) else {
+                continue;
+            };
+            for r in ins.into_iter().filter(|r| r.parameter.is_some()) {
+                out.entry(r).or_default().insert(s.application.clone());
+            }
+        }
+    }
+    out
+}
+
 /// The explore request of one application.
 fn request(
     desktop: &SimDesktop,
@@ -550,10 +566,12 @@ fn request(
         }
     }
     let depths = chain_depths(catalog, stored);
+    let readers = reader_apps(catalog, stored);
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
             depth: depths.get(&r).copied().unwrap_or(0),
+            readers: readers.get(&r).map_or(0, |a| a.len() as u32),
             kind: r.kind,
             parameter: r.parameter,
             source,
