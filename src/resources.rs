@@ -76,6 +76,16 @@ pub struct KindSpec {
     /// file is no change of its format.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wraps: bool,
+    /// The file's text is markup a program renders (a web page's HTML): as
+    /// source it is code, and prose made of it (its text copied to paste for a
+    /// reader, a PDF or a document of its source) shows tags, not the page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub markup: bool,
+    /// For a kind that is no file but has a file form of its own (a web page,
+    /// saved as HTML): that path kind. A file of another kind made from it (a
+    /// page printed to PDF) is a change of format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_form: Option<String>,
 }
 
 impl KindSpec {
@@ -218,6 +228,13 @@ impl Catalog {
                 return Err(CatalogError::Invalid {
                     path: kinds_path,
                     message: format!("path kind '{name}' must take a parameter"),
+                });
+            }
+            let form_is_path = |f: &String| kinds.kinds.get(f).is_some_and(|fk| fk.is_path());
+            if let Some(f) = k.file_form.as_ref().filter(|f| !form_is_path(f)) {
+                return Err(CatalogError::Invalid {
+                    path: kinds_path,
+                    message: format!("kind '{name}': file_form '{f}' is no path kind"),
                 });
             }
         }

@@ -67,12 +67,24 @@ impl ControlType {
 
 /// One effect: an operation and an optional phrase explorers may use to word
 /// instructions ("export the document as PDF").
+///
+/// Two optional words say what content the effect makes or suits, for the
+/// composer ([`content_of`]): `shows` names what a file or image the effect
+/// makes shows (`"screen capture"` for Screenshot Tool's captures), and
+/// `suits` lists the contents the effect makes sense on (rotating, blurring or
+/// captioning suits a `"photo"`, not a capture of the screen). An edit with
+/// `suits` is never applied to something made showing content it does not
+/// list; a file of no declared content (the desktop's own pictures) suits it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]
     pub op: Op,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub describe: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shows: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suits: Vec<String>,
 }
 
 /// The closed vocabulary of effects over the shared desktop state.
@@ -680,33 +692,64 @@ impl Op {
 /// run beside it. A subtask of an application with no spec edits nothing. Feeds
 /// [`crate::graph::Pool::mark_edited_inputs`].
 pub fn edits_its_input(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> bool {
-    use crate::model::CheckCall;
-    let Some(app) = apps.iter().find(|a| a.spec.name == subtask.application) else {
-        return false;
-    };
-    let Some(eval) = &subtask.evaluation else {
-        return false;
-    };
-    let effects = effects_of(&app.spec);
-    let triggered: Vec<&Op> = eval
-        .checks
-        .iter()
-        .filter(|c| c.expect)
-        .flat_map(|c| {
-            let (text, event): (&str, &[&str]) = match &c.call {
-                CheckCall::CheckMouseClicks { text } => (text, &["click", "double"]),
-                CheckCall::CheckKeyPresses { keys } => (keys, &["key"]),
-                _ => ("", &[]),
-            };
-            effects
-                .iter()
-                .filter(move |(_, t, ev, _)| t == text && event.contains(ev))
-                .map(|(_, _, _, e)| &e.op)
-        })
+    let triggered: Vec<&Op> = triggered_effects(apps, subtask)
+        .into_iter()
+        .map(|e| &e.op)
         .collect();
     let saved_as_new = triggered.iter().any(|op| matches!(op, Op::SaveAs { .. }));
     triggered.iter().any(|op| op.writes_in_place())
         || (!saved_as_new && triggered.iter().any(|op| op.changes_document()))
+}
+
+/// The effects `subtask` triggers: those of the controls its evaluation
+/// clicks (`check_mouse_clicks`) and the keys it presses (`check_key_presses`),
+/// looked up by text in its application's spec (every screen). Empty for an
+/// application with no spec or a subtask with no evaluation.
+fn triggered_effects<'a>(
+    apps: &'a [LoadedApp],
+    subtask: &'a crate::model::Subtask,
+) -> Vec<&'a Effect> {
+    use crate::model::CheckCall;
+    let Some(app) = apps.iter().find(|a| a.spec.name == subtask.application) else {
+        return Vec::new();
+    };
+    let Some(eval) = &subtask.evaluation else {
+        return Vec::new();
+    };
+    let effects = effects_of(&app.spec);
+    let mut out: Vec<&Effect> = Vec::new();
+    for c in eval.checks.iter().filter(|c| c.expect) {
+        let (text, event): (&str, &[&str]) = match &c.call {
+            CheckCall::CheckMouseClicks { text } => (text, &["click", "double"]),
+            CheckCall::CheckKeyPresses { keys } => (keys, &["key"]),
+            _ => continue,
+        };
+        out.extend(
+            effects
+                .iter()
+                .filter(|(_, t, ev, _)| t == text && event.contains(ev))
+                .map(|(_, _, _, e)| *e),
+        );
+    }
+    out
+}
+
+/// What `subtask` makes and what its edits suit, from its effects' `shows`
+/// and `suits` (see [`Effect`]): the content of what it makes (the first
+/// declared), and the contents every edit that declares `suits` accepts
+/// (`None`: any; empty when two edits suit disjoint contents). Feeds
+/// [`crate::graph::Pool::mark_contents`].
+pub fn content_of(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> crate::graph::Content {
+    let effects = triggered_effects(apps, subtask);
+    let makes = effects.iter().find_map(|e| e.shows.clone());
+    let mut suits: Option<Vec<String>> = None;
+    for e in effects.iter().filter(|e| !e.suits.is_empty()) {
+        suits = Some(match suits {
+            None => e.suits.clone(),
+            Some(s) => s.into_iter().filter(|c| e.suits.contains(c)).collect(),
+        });
+    }
+    crate::graph::Content { makes, suits }
 }
 
 /// Every effect of an app with where it is declared: (screen, control text, event).

@@ -215,6 +215,8 @@ mod tests {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
+                markup: false,
+                file_form: None,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

@@ -36,5 +36,5 @@ pub use compose::{
 pub use dag::{DagError, Orders, SmallDag, MAX_NODES};
 pub use diversity::{diversity, Diversity};
 pub use pointless::{pointless, task_pointless, Pointless, PointlessKind};
-pub use pool::{Instance, Pool, PoolError, Scope};
+pub use pool::{Content, Instance, Pool, PoolError, Scope};
 pub use spec::{ComposeSpec, Profile, Target, DEFAULT_MAX_NODES, DEFAULT_MAX_ORDERS};

@@ -24,7 +24,8 @@
 //!   document → PDF).
 //!
 //! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a file
-//!   only converted, then only converted again (PDF → text → Word document).
+//!   or page converted, then converted again (a web page printed to PDF, the PDF
+//!   converted to a Word document): the middle format is a detour.
 //! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
 //!   an archive that ends the task.
 //! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
@@ -34,6 +35,12 @@
 //!   as plain text (a kind that keeps none of a document's properties,
 //!   `keeps_props = []`) and left at the end: a workbook's rows or a PDF's pages
 //!   as a .txt nobody uses.
+//! - an **unsuited edit** ([`PointlessKind::UnsuitedEdit`]): an edit made on
+//!   content it does not suit, as the applications' specs declare it (a screen
+//!   capture rotated, blurred or captioned like a photo).
+//! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
+//!   file's source (a web page's HTML, `markup` in `resources.toml`) copied as
+//!   text or made into another kind of file (a PDF printed from the source).
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -68,9 +75,11 @@ pub enum PointlessKind {
     /// task, a way through node `a`'s change of format (a PDF converted to a
     /// Word document, that exported as PDF again): format shuffling, not work.
     FormatShuffle,
-    /// Node `b` only saves a file in another format, a file node `a` made by
-    /// only changing another's format (a PDF saved as text, that text saved as a
-    /// Word document): two conversions in a row are busywork, not a goal.
+    /// Node `b` saves a file in another format, a file node `a` made by
+    /// changing the format of another file or of a page (a web page printed to
+    /// PDF, the PDF converted to a Word document; a deck exported as PDF, the
+    /// PDF converted to text): two conversions in a row are a detour, not a
+    /// goal, whatever else either node changes on the way.
     ChainedConversion,
     /// Node `a` packs a single file into an archive that nothing uses (`b ==
     /// a`): a zip of one file is no deliverable unless it is sent on.
@@ -82,6 +91,15 @@ pub enum PointlessKind {
     /// uses the copy (`b == a`): a CSV saved as .txt, a PDF converted to text
     /// and left there.
     TextOnlyCopy,
+    /// Node `b` makes an edit that suits other content than what node `a`
+    /// made (its effects' `suits` against what `a`'s effects say they make,
+    /// `shows`, in the applications' specs): a screen capture rotated, flipped, blurred or
+    /// captioned as if it were a photo.
+    UnsuitedEdit,
+    /// Node `a` reads a markup file (a web page's HTML) as prose: copies its
+    /// source as text, or makes a file of another kind of it (a PDF printed
+    /// from the source, a .txt) (`b == a`).
+    MarkupAsProse,
 }
 
 impl PointlessKind {
@@ -246,15 +264,30 @@ fn formatted_file(pool: &Pool<'_>, r: u32) -> bool {
         .is_some_and(|k| !k.file_kinds.is_empty() && !k.directory && !k.wraps)
 }
 
-/// The formatted files instance `x` saves in another format: (input, output)
-/// pairs whose kinds differ.
+/// The format of resource `r`: its kind for a formatted file, the kind of its
+/// own saved form for a kind that has one (a web page's HTML, `file_form`),
+/// else none.
+fn format_of<'p>(pool: &'p Pool<'_>, r: u32) -> Option<&'p str> {
+    let kind = pool.resource(r as usize).kind.as_str();
+    if formatted_file(pool, r) {
+        return Some(kind);
+    }
+    pool.catalog().kinds.get(kind)?.file_form.as_deref()
+}
+
+/// The files (or pages) instance `x` saves in another format: (input, output)
+/// pairs of a formatted output whose kind differs from the input's format (a
+/// document exported as PDF, a web page printed to PDF).
 fn conversions(pool: &Pool<'_>, x: usize) -> Vec<(u32, u32)> {
     let s = &pool.slim[x];
     let kind = |r: u32| pool.resource(r as usize).kind.as_str();
     let mut out = Vec::new();
-    for &i in s.inputs.iter().filter(|&&i| formatted_file(pool, i)) {
+    for &i in s.inputs.iter() {
+        let Some(form) = format_of(pool, i) else {
+            continue;
+        };
         for &o in s.outputs.iter().filter(|&&o| formatted_file(pool, o)) {
-            if kind(o) != kind(i) {
+            if kind(o) != form {
                 out.push((i, o));
             }
         }
@@ -332,24 +365,84 @@ fn format_shuffles(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
-/// (a, b) pairs where node `b` only converts a file that node `a` made by only
-/// converting another (see [`PointlessKind::ChainedConversion`]).
+/// (a, b) pairs where node `b` converts a file that node `a` made by
+/// converting another file or a page (see [`PointlessKind::ChainedConversion`]).
 fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
-    let plain_conversion = |x: usize| plain_copy(pool, x) && !conversions(pool, x).is_empty();
+    let converted = |y: usize, r: u32| conversions(pool, y).iter().any(|&(_, o)| o == r);
     let mut found = Vec::new();
     for (b, &x) in nodes.iter().enumerate() {
-        if !plain_conversion(x) {
-            continue;
-        }
         for (i, _) in conversions(pool, x) {
             for (a, &y) in nodes.iter().enumerate() {
-                if a != b && makes(pool, y, i) && plain_conversion(y) && !found.contains(&(a, b)) {
+                if a != b && makes(pool, y, i) && converted(y, i) && !found.contains(&(a, b)) {
                     found.push((a, b));
                 }
             }
         }
     }
     found
+}
+
+/// What resource `r` shows among `nodes`, with the position of the node that
+/// declared it: what the node that made `r` declares it makes, else what that node
+/// read shows (a cropped copy of a screen capture, or the capture copied to the
+/// clipboard, is still a screen capture). `None` for what no declared content
+/// goes into (the desktop's own files).
+fn content_in<'p>(
+    pool: &'p Pool<'_>,
+    nodes: &[usize],
+    r: u32,
+    depth: usize,
+) -> Option<(usize, &'p str)> {
+    let (k, &y) = nodes
+        .iter()
+        .enumerate()
+        .find(|&(_, &y)| makes(pool, y, r))?;
+    if let Some(c) = pool.content(y).makes.as_deref() {
+        return Some((k, c));
+    }
+    if depth == 0 {
+        return None;
+    }
+    pool.slim[y]
+        .inputs
+        .iter()
+        .find_map(|&i| content_in(pool, nodes, i, depth - 1))
+}
+
+/// (a, b) pairs where node `b` makes an edit that does not suit what node `a`
+/// made (see [`PointlessKind::UnsuitedEdit`]).
+fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        let Some(suits) = &pool.content(x).suits else {
+            continue;
+        };
+        for &i in pool.slim[x].inputs.iter() {
+            let Some((a, c)) = content_in(pool, nodes, i, nodes.len()) else {
+                continue;
+            };
+            if a != b && !suits.iter().any(|s| s == c) && !found.contains(&(a, b)) {
+                found.push((a, b));
+            }
+        }
+    }
+    found
+}
+
+/// Does instance `x` read a markup file as prose (see
+/// [`PointlessKind::MarkupAsProse`]): copy text from it (not code), or make a
+/// file of another kind from it that is no archive?
+fn reads_markup_as_prose(pool: &Pool<'_>, x: usize) -> bool {
+    let s = &pool.slim[x];
+    let spec = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
+    if !s.inputs.iter().any(|&i| spec(i).is_some_and(|k| k.markup)) {
+        return false;
+    }
+    let prose = crate::env::spec::clipboard_kind("text");
+    s.outputs.iter().any(|&o| {
+        pool.resource(o as usize).kind == prose
+            || (formatted_file(pool, o) && spec(o).is_some_and(|k| !k.markup))
+    })
 }
 
 /// Does instance `x` pack exactly one file (no folder) into an archive?
@@ -491,6 +584,22 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::LoneArchive,
+            });
+        }
+    }
+    for (a, b) in unsuited_edits(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::UnsuitedEdit,
+        });
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if reads_markup_as_prose(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::MarkupAsProse,
             });
         }
     }
@@ -883,6 +992,213 @@ mod tests {
         assert!(
             kinds(&["copy", "paste"], false).is_empty(),
             "text of a PDF on the desktop pasted into a document"
+        );
+    }
+
+    #[test]
+    fn a_screen_capture_is_not_edited_like_a_photo() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["png".into()];
+        let shot = "/home/user/Pictures/shot.png";
+        let cropped = "/home/user/Pictures/shot_cropped.png";
+        let photo = "/home/user/Pictures/photo.png";
+        let subs = vec![
+            subtask(
+                "capture",
+                "Screenshot Tool",
+                &[],
+                &["img"],
+                &[&[("img", shot)]],
+            ),
+            subtask(
+                "crop",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", shot), ("new_img", cropped)]],
+            ),
+            subtask(
+                "blur",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[
+                    &[
+                        ("img", shot),
+                        ("new_img", "/home/user/Pictures/shot_blurred.png"),
+                    ],
+                    &[
+                        ("img", cropped),
+                        ("new_img", "/home/user/Pictures/c_blurred.png"),
+                    ],
+                    &[
+                        ("img", photo),
+                        ("new_img", "/home/user/Pictures/photo_blurred.png"),
+                    ],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some(photo.into()))].into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| match s.id.0.as_str() {
+            "capture" => crate::graph::Content {
+                makes: Some("screen capture".into()),
+                suits: None,
+            },
+            "blur" => crate::graph::Content {
+                makes: None,
+                suits: Some(vec!["photo".into()]),
+            },
+            _ => crate::graph::Content::default(),
+        });
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, &vec![true; nodes.len()])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        let capture = find("capture", 0);
+        assert_eq!(
+            kinds(&[capture, find("blur", 0)]),
+            vec![(0, 1, PointlessKind::UnsuitedEdit)],
+            "a screenshot blurred"
+        );
+        assert_eq!(
+            kinds(&[capture, find("crop", 0), find("blur", 1)]),
+            vec![(0, 2, PointlessKind::UnsuitedEdit)],
+            "a cropped screenshot is still a screenshot"
+        );
+        assert!(
+            kinds(&[capture, find("crop", 0)]).is_empty(),
+            "a screenshot cropped"
+        );
+        assert!(
+            kinds(&[find("blur", 2)]).is_empty(),
+            "a picture of the desktop blurred"
+        );
+    }
+
+    #[test]
+    fn a_page_is_converted_once_and_its_source_is_not_read_as_prose() {
+        let mut cat = office_catalog();
+        let mut html = cat.kinds["doc"].clone();
+        html.file_kinds = vec!["html".into()];
+        html.markup = true;
+        cat.kinds.insert("html".into(), html);
+        let mut url = cat.kinds["img"].clone();
+        url.file_form = Some("html".into());
+        cat.kinds.insert("url".into(), url);
+        let prose = cat.kinds["clip"].clone();
+        cat.kinds
+            .insert(crate::env::spec::clipboard_kind("text").into(), prose);
+        let page = "https://news.example.com";
+        let pdf = "/home/user/Downloads/news.pdf";
+        let saved = "/home/user/Downloads/news.html";
+        let subs = vec![
+            subtask(
+                "print",
+                "Browser",
+                &["url"],
+                &["pdf"],
+                &[&[("url", page), ("pdf", pdf)]],
+            ),
+            subtask(
+                "save_page",
+                "Browser",
+                &["url"],
+                &["html"],
+                &[&[("url", page), ("html", saved)]],
+            ),
+            // Highlights text on the way: a conversion all the same.
+            subtask(
+                "highlight_to_word",
+                "PDF Tool",
+                &["pdf"],
+                &["doc"],
+                &[&[("pdf", pdf), ("doc", "/home/user/Downloads/news.docx")]],
+            ),
+            subtask(
+                "sign",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:new_pdf"],
+                &[&[
+                    ("pdf", pdf),
+                    ("new_pdf", "/home/user/Downloads/news_signed.pdf"),
+                ]],
+            ),
+            subtask(
+                "print_source",
+                "Text Editor",
+                &["html"],
+                &["pdf"],
+                &[&[
+                    ("html", saved),
+                    ("pdf", "/home/user/Downloads/news_source.pdf"),
+                ]],
+            ),
+            subtask(
+                "copy_source",
+                "Text Editor",
+                &["html"],
+                &["text_in_clipboard"],
+                &[&[("html", saved)]],
+            ),
+            subtask(
+                "format",
+                "Code Editor",
+                &["html"],
+                &["html:new_html"],
+                &[&[
+                    ("html", saved),
+                    ("new_html", "/home/user/Downloads/news_formatted.html"),
+                ]],
+            ),
+            subtask(
+                "pack",
+                "Archiver",
+                &["html"],
+                &["zip"],
+                &[&[("html", saved), ("zip", "/home/user/Downloads/news.zip")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("url", Some(page.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let kinds = |nodes: &[&str]| -> Vec<(usize, usize, PointlessKind)> {
+            let nodes: Vec<usize> = nodes.iter().map(|n| find(n)).collect();
+            pointless(&pool, &nodes, &vec![true; nodes.len()])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&["print", "highlight_to_word"]),
+            vec![(0, 1, PointlessKind::ChainedConversion)],
+            "a page printed to PDF, the PDF converted to a Word document"
+        );
+        assert!(
+            kinds(&["print", "sign"]).is_empty(),
+            "a printed page signed"
+        );
+        assert_eq!(
+            kinds(&["save_page", "print_source"]),
+            vec![(1, 1, PointlessKind::MarkupAsProse)],
+            "a saved page's source printed as text"
+        );
+        assert_eq!(
+            kinds(&["save_page", "copy_source"]),
+            vec![(1, 1, PointlessKind::MarkupAsProse)],
+            "a saved page's source copied as text"
+        );
+        assert!(
+            kinds(&["save_page", "format"]).is_empty(),
+            "a saved page's code formatted"
+        );
+        assert!(
+            kinds(&["save_page", "pack"]).is_empty(),
+            "a saved page zipped"
         );
     }
 }

@@ -173,6 +173,19 @@ pub struct Pool<'a> {
     succ: Vec<u32>,
     pred_start: Vec<u32>,
     pred: Vec<u32>,
+    /// Per instance, what it makes and what its edits suit
+    /// ([`Pool::mark_contents`]); all `None` until marked.
+    contents: Vec<Content>,
+}
+
+/// What an instance makes and what its edits suit, by content (a screen
+/// capture, a photo), as the applications' specs declare it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Content {
+    /// What the files or images it makes show (`"screen capture"`).
+    pub makes: Option<String>,
+    /// The contents its edits make sense on (`["photo"]`); `None`: any.
+    pub suits: Option<Vec<String>>,
 }
 
 impl<'a> Pool<'a> {
@@ -357,6 +370,7 @@ impl<'a> Pool<'a> {
             succ,
             pred_start,
             pred,
+            contents: vec![Content::default(); n],
         })
     }
 
@@ -396,6 +410,21 @@ impl<'a> Pool<'a> {
             inst.modifies.sort();
             slim.modifies = modifies.into_boxed_slice();
         }
+    }
+
+    /// Sets what every instance makes and suits to what `content` says of its
+    /// subtask (fed from the applications' specs by the compose stage), for
+    /// [`crate::graph::pointless`]: an edit that suits photos is not applied to
+    /// a screen capture.
+    pub fn mark_contents(&mut self, content: impl Fn(&Subtask) -> Content) {
+        for (i, inst) in self.instances.iter().enumerate() {
+            self.contents[i] = content(&self.subtasks[inst.subtask]);
+        }
+    }
+
+    /// What instance `i` makes and suits ([`Pool::mark_contents`]).
+    pub(crate) fn content(&self, i: usize) -> &Content {
+        &self.contents[i]
     }
 
     /// Interned resource `r` (ids as in the composer's compact data).
@@ -728,6 +757,8 @@ pub(crate) mod tests {
                     keeps_props: None,
                     machine_text: false,
                     wraps: false,
+                    markup: false,
+                    file_form: None,
                 },
             );
         }

@@ -573,6 +573,7 @@ pub fn pool_with_edits<'p>(
     let mut pool = graph::Pool::new(cx.catalog, subtasks, initial)?;
     let apps = crate::env::spec::load_apps(&cx.workspace)?;
     pool.mark_edited_inputs(|s| crate::env::spec::edits_its_input(&apps, s));
+    pool.mark_contents(|s| crate::env::spec::content_of(&apps, s));
     Ok(pool)
 }
 

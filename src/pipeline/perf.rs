@@ -156,6 +156,7 @@ pub fn perf_compose_stage(
         let mut pool = Pool::new(catalog, &subtasks, &initial)?;
         if let Ok(apps) = crate::env::spec::load_apps(workspace) {
             pool.mark_edited_inputs(|s| crate::env::spec::edits_its_input(&apps, s));
+            pool.mark_contents(|s| crate::env::spec::content_of(&apps, s));
         }
         measure("committed", &pool, catalog, cfg, tmp.path(), &mut report)?;
     }

@@ -92,7 +92,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
                 format!("{b} changes the format of a file {a} already converted on its way")
             }
             PointlessKind::ChainedConversion => {
-                format!("{b} only converts again a file {a} only converted")
+                format!("{b} converts again a file {a} made by converting another")
             }
             PointlessKind::LoneArchive => {
                 format!("{a} packs a single file into an archive nothing uses")
@@ -102,6 +102,12 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             }
             PointlessKind::TextOnlyCopy => {
                 format!("{a} only saves a file as plain text that nothing uses")
+            }
+            PointlessKind::UnsuitedEdit => {
+                format!("{b} makes an edit that does not suit what {a} made (a screen capture edited like a photo)")
+            }
+            PointlessKind::MarkupAsProse => {
+                format!("{a} reads a markup file's source as prose")
             }
         });
     }
