@@ -1361,11 +1361,15 @@ fn producer_plans(
         for n in open_slots {
             let mut next = Vec::new();
             for v in &variants {
+                // A picker whose file list shows only some extensions (pictures
+                // for a wallpaper) offers only their kinds.
+                let shown = picker_kinds(app, &cs, &n, catalog);
                 let file_kinds = catalog
                     .kinds
                     .iter()
                     .filter(|(_, spec)| !spec.file_kinds.is_empty())
-                    .map(|(k, _)| k.as_str());
+                    .map(|(k, _)| k.as_str())
+                    .filter(|k| shown.is_empty() || shown.iter().any(|s| s == k));
                 for k in file_kinds {
                     let mut w = v.clone();
                     if rename_slot(
@@ -1525,6 +1529,43 @@ fn setter_screen(
         }
     }
     None
+}
+
+/// The path kinds the file list of the screen that sets field `name` shows (see
+/// [`setter_screen`]); empty when that list shows every file.
+fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in cs {
+        let Some(to) = c.click.iter().find_map(|e| match &e.op {
+            Op::Goto { screen } => Some(screen.clone()),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let other = controls(app, &to);
+        if !other.iter().any(|s| {
+            s.click
+                .iter()
+                .any(|e| matches!(&e.op, Op::SetField { field, .. } if field == name))
+        }) {
+            continue;
+        }
+        for l in &other {
+            if let Some(ItemSource::Dir { kinds, .. }) = &l.items {
+                for e in kinds {
+                    for k in kind_of_ext(catalog, e) {
+                        if !out.contains(&k) {
+                            out.push(k);
+                        }
+                    }
+                }
+            }
+        }
+        if !out.is_empty() {
+            return out;
+        }
+    }
+    out
 }
 
 /// Renames a slot everywhere (steps, phrases); false when the name is taken.
