@@ -76,16 +76,19 @@ pub struct KindSpec {
     /// file is no change of its format.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wraps: bool,
-    /// The file's text is markup a program renders (a web page's HTML): as
-    /// source it is code, and prose made of it (its text copied to paste for a
-    /// reader, a PDF or a document of its source) shows tags, not the page.
+    /// For markup (a web page's HTML): the applications that render it (a
+    /// browser). Any other application shows its source, which is code: prose
+    /// made of it there (its text copied to paste for a reader, a PDF or a
+    /// document of its source) shows tags, not the page. Empty: no markup.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rendered_by: Vec<String>,
+    /// A print format (PDF): a file of this kind is printed or exported to be
+    /// read or sent as it is. Making one from something that is no file (a
+    /// web page printed to PDF) is a change of format, and a print made in a
+    /// task is not converted again (a printed page converted to a Word
+    /// document).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub markup: bool,
-    /// For a kind that is no file but has a file form of its own (a web page,
-    /// saved as HTML): that path kind. A file of another kind made from it (a
-    /// page printed to PDF) is a change of format.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_form: Option<String>,
+    pub print: bool,
 }
 
 impl KindSpec {
@@ -230,11 +233,10 @@ impl Catalog {
                     message: format!("path kind '{name}' must take a parameter"),
                 });
             }
-            let form_is_path = |f: &String| kinds.kinds.get(f).is_some_and(|fk| fk.is_path());
-            if let Some(f) = k.file_form.as_ref().filter(|f| !form_is_path(f)) {
+            if k.print && k.file_kinds.is_empty() {
                 return Err(CatalogError::Invalid {
                     path: kinds_path,
-                    message: format!("kind '{name}': file_form '{f}' is no path kind"),
+                    message: format!("kind '{name}': a print format must name file kinds"),
                 });
             }
         }

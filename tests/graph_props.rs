@@ -407,6 +407,8 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
+                rendered_by: vec![],
+                print: false,
             },
         );
     }

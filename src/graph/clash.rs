@@ -215,8 +215,8 @@ mod tests {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
-                markup: false,
-                file_form: None,
+                rendered_by: vec![],
+                print: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

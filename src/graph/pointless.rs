@@ -23,9 +23,10 @@
 //!   back in a format it already had on its way into the task (PDF → Word
 //!   document → PDF).
 //!
-//! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a file
-//!   or page converted, then converted again (a web page printed to PDF, the PDF
-//!   converted to a Word document): the middle format is a detour.
+//! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a print
+//!   made in the task converted again (a web page printed to PDF, the PDF
+//!   converted to a Word document), or a file only converted, then only
+//!   converted again (PDF → text → Word document): the middle format is a detour.
 //! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
 //!   an archive that ends the task.
 //! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
@@ -39,8 +40,9 @@
 //!   content it does not suit, as the applications' specs declare it (a screen
 //!   capture rotated, blurred or captioned like a photo).
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
-//!   file's source (a web page's HTML, `markup` in `resources.toml`) copied as
-//!   text or made into another kind of file (a PDF printed from the source).
+//!   file's source (a web page's HTML, `rendered_by` in `resources.toml`)
+//!   copied as text or made into another kind of file (a PDF printed from the
+//!   source) in an application that does not render it.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -76,10 +78,11 @@ pub enum PointlessKind {
     /// Word document, that exported as PDF again): format shuffling, not work.
     FormatShuffle,
     /// Node `b` saves a file in another format, a file node `a` made by
-    /// changing the format of another file or of a page (a web page printed to
-    /// PDF, the PDF converted to a Word document; a deck exported as PDF, the
-    /// PDF converted to text): two conversions in a row are a detour, not a
-    /// goal, whatever else either node changes on the way.
+    /// changing the format of another file or of a page: a print (a web page
+    /// printed to PDF, the PDF converted to a Word document; a deck exported as
+    /// PDF, the PDF converted to text), whatever else either node changes on
+    /// the way, or any file when both only convert (a PDF saved as text, that
+    /// text saved as a Word document): a detour, not a goal.
     ChainedConversion,
     /// Node `a` packs a single file into an archive that nothing uses (`b ==
     /// a`): a zip of one file is no deliverable unless it is sent on.
@@ -96,9 +99,10 @@ pub enum PointlessKind {
     /// `shows`, in the applications' specs): a screen capture rotated, flipped, blurred or
     /// captioned as if it were a photo.
     UnsuitedEdit,
-    /// Node `a` reads a markup file (a web page's HTML) as prose: copies its
-    /// source as text, or makes a file of another kind of it (a PDF printed
-    /// from the source, a .txt) (`b == a`).
+    /// Node `a` reads a markup file (a web page's HTML) as prose in an
+    /// application that does not render it: copies its source as text, or
+    /// makes a file of another kind of it (a PDF printed from the source, a
+    /// .txt) (`b == a`).
     MarkupAsProse,
 }
 
@@ -264,30 +268,30 @@ fn formatted_file(pool: &Pool<'_>, r: u32) -> bool {
         .is_some_and(|k| !k.file_kinds.is_empty() && !k.directory && !k.wraps)
 }
 
-/// The format of resource `r`: its kind for a formatted file, the kind of its
-/// own saved form for a kind that has one (a web page's HTML, `file_form`),
-/// else none.
-fn format_of<'p>(pool: &'p Pool<'_>, r: u32) -> Option<&'p str> {
-    let kind = pool.resource(r as usize).kind.as_str();
-    if formatted_file(pool, r) {
-        return Some(kind);
-    }
-    pool.catalog().kinds.get(kind)?.file_form.as_deref()
+/// Is resource `r` of a print format (`print` in `resources.toml`: a PDF)?
+fn is_print(pool: &Pool<'_>, r: u32) -> bool {
+    let kind = &pool.resource(r as usize).kind;
+    pool.catalog().kinds.get(kind).is_some_and(|k| k.print)
 }
 
 /// The files (or pages) instance `x` saves in another format: (input, output)
-/// pairs of a formatted output whose kind differs from the input's format (a
-/// document exported as PDF, a web page printed to PDF).
+/// pairs of formatted files whose kinds differ (a document exported as PDF),
+/// and of something that is no file nor a holder's content with a print
+/// format made of it (a web page printed to PDF).
 fn conversions(pool: &Pool<'_>, x: usize) -> Vec<(u32, u32)> {
     let s = &pool.slim[x];
     let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let page = |r: u32| {
+        pool.catalog()
+            .kinds
+            .get(kind(r))
+            .is_some_and(|k| k.parameter && !k.is_path() && k.holder.is_none())
+    };
     let mut out = Vec::new();
     for &i in s.inputs.iter() {
-        let Some(form) = format_of(pool, i) else {
-            continue;
-        };
+        let file = formatted_file(pool, i);
         for &o in s.outputs.iter().filter(|&&o| formatted_file(pool, o)) {
-            if kind(o) != form {
+            if (file && kind(o) != kind(i)) || (page(i) && is_print(pool, o)) {
                 out.push((i, o));
             }
         }
@@ -366,14 +370,25 @@ fn format_shuffles(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
 }
 
 /// (a, b) pairs where node `b` converts a file that node `a` made by
-/// converting another file or a page (see [`PointlessKind::ChainedConversion`]).
+/// converting another file or a page, when that file is a print (a PDF,
+/// whatever else either node changes) or both nodes only convert (see
+/// [`PointlessKind::ChainedConversion`]). A document made richer step by step
+/// (a text given a heading as Markdown, styled as a Word document, exported as
+/// PDF) is no detour.
 fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let converted = |y: usize, r: u32| conversions(pool, y).iter().any(|&(_, o)| o == r);
+    let plain = |x: usize| plain_copy(pool, x);
     let mut found = Vec::new();
     for (b, &x) in nodes.iter().enumerate() {
         for (i, _) in conversions(pool, x) {
             for (a, &y) in nodes.iter().enumerate() {
-                if a != b && makes(pool, y, i) && converted(y, i) && !found.contains(&(a, b)) {
+                let detour = is_print(pool, i) || (plain(x) && plain(y));
+                if a != b
+                    && makes(pool, y, i)
+                    && converted(y, i)
+                    && detour
+                    && !found.contains(&(a, b))
+                {
                     found.push((a, b));
                 }
             }
@@ -430,18 +445,23 @@ fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
 }
 
 /// Does instance `x` read a markup file as prose (see
-/// [`PointlessKind::MarkupAsProse`]): copy text from it (not code), or make a
-/// file of another kind from it that is no archive?
+/// [`PointlessKind::MarkupAsProse`]): in an application that does not render
+/// it, copy text from it (not code), or make a file of another kind from it
+/// that is no archive?
 fn reads_markup_as_prose(pool: &Pool<'_>, x: usize) -> bool {
     let s = &pool.slim[x];
+    let app = &pool.instance(x).application;
     let spec = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
-    if !s.inputs.iter().any(|&i| spec(i).is_some_and(|k| k.markup)) {
+    let markup = |r: u32| spec(r).is_some_and(|k| !k.rendered_by.is_empty());
+    let source = s.inputs.iter().any(|&i| {
+        spec(i).is_some_and(|k| !k.rendered_by.is_empty() && !k.rendered_by.contains(app))
+    });
+    if !source {
         return false;
     }
     let prose = crate::env::spec::clipboard_kind("text");
     s.outputs.iter().any(|&o| {
-        pool.resource(o as usize).kind == prose
-            || (formatted_file(pool, o) && spec(o).is_some_and(|k| !k.markup))
+        pool.resource(o as usize).kind == prose || (formatted_file(pool, o) && !markup(o))
     })
 }
 
@@ -1084,10 +1104,10 @@ mod tests {
         let mut cat = office_catalog();
         let mut html = cat.kinds["doc"].clone();
         html.file_kinds = vec!["html".into()];
-        html.markup = true;
+        html.rendered_by = vec!["Browser".into()];
         cat.kinds.insert("html".into(), html);
-        let mut url = cat.kinds["img"].clone();
-        url.file_form = Some("html".into());
+        cat.kinds.get_mut("pdf").unwrap().print = true;
+        let url = cat.kinds["img"].clone();
         cat.kinds.insert("url".into(), url);
         let prose = cat.kinds["clip"].clone();
         cat.kinds
@@ -1136,6 +1156,16 @@ mod tests {
                 &[&[
                     ("html", saved),
                     ("pdf", "/home/user/Downloads/news_source.pdf"),
+                ]],
+            ),
+            subtask(
+                "render",
+                "Browser",
+                &["html"],
+                &["pdf"],
+                &[&[
+                    ("html", saved),
+                    ("pdf", "/home/user/Downloads/news_page.pdf"),
                 ]],
             ),
             subtask(
@@ -1191,6 +1221,10 @@ mod tests {
             kinds(&["save_page", "copy_source"]),
             vec![(1, 1, PointlessKind::MarkupAsProse)],
             "a saved page's source copied as text"
+        );
+        assert!(
+            kinds(&["save_page", "render"]).is_empty(),
+            "a saved page printed from the browser"
         );
         assert!(
             kinds(&["save_page", "format"]).is_empty(),

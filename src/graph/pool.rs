@@ -757,8 +757,8 @@ pub(crate) mod tests {
                     keeps_props: None,
                     machine_text: false,
                     wraps: false,
-                    markup: false,
-                    file_form: None,
+                    rendered_by: vec![],
+                    print: false,
                 },
             );
         }

@@ -83,8 +83,8 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
-                markup: false,
-                file_form: None,
+                rendered_by: vec![],
+                print: false,
             },
         );
     }
