@@ -448,6 +448,7 @@ fn top_up_levels(
                 level.as_str(),
                 "--label",
                 label.as_str(),
+                "--balance-with-store",
             ];
             if no_intents {
                 argv.push("--no-intents");
@@ -494,6 +495,7 @@ fn top_up_capabilities(
                 capability.name.as_str(),
                 "--label",
                 label.as_str(),
+                "--balance-with-store",
             ];
             if no_intents {
                 argv.push("--no-intents");

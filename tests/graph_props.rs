@@ -652,3 +652,152 @@ fn a_free_request_spreads_over_subtasks_and_applications() {
     assert_eq!(d.duplicate_multisets, 0, "{d}");
     assert!(d.application_share() >= 0.8, "{d}");
 }
+
+/// A pool where one subtask makes a file that six applications read, each
+/// reader's result read again by a follow-up, among unrelated chains: random
+/// growth from a drawn root mostly walks the chains.
+fn hub_pool() -> SyntheticPool {
+    use synth::model::{ParameterSet, Subtask, SubtaskId};
+    use synth::resources::Resource;
+    let mut syn = clash_pool(1, 0);
+    syn.subtasks.clear();
+    let cats = syn.catalog.categories.clone();
+    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, String)]| Subtask {
+        id: SubtaskId(id.into()),
+        instruction_template: format!("{id} on {{pdf}}"),
+        application: format!("App {app}"),
+        category: Some(cats[app % cats.len()].clone()),
+        os: "Linux".into(),
+        available_parameters: vec![p
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect::<ParameterSet>()],
+        input_resources: ins.iter().map(|s| s.to_string()).collect(),
+        output_resources: outs.iter().map(|s| s.to_string()).collect(),
+        evaluation: None,
+        trajectories: vec![],
+        provenance: None,
+    };
+    // Written from scratch (a conversion read again would be a chained one).
+    syn.subtasks.push(sub(
+        "make",
+        0,
+        &[],
+        &["docx"],
+        &[("docx", "/hub.docx".into())],
+    ));
+    // Each reader makes something of its own (a card, an event, a message...).
+    for j in 1..=6 {
+        let kind = format!("syn_l{j}");
+        let out = format!("r{j}");
+        syn.subtasks.push(sub(
+            &format!("read{j}"),
+            j,
+            &["docx"],
+            &[&kind],
+            &[("docx", "/hub.docx".into()), (&kind, out.clone())],
+        ));
+        syn.subtasks.push(sub(
+            &format!("next{j}"),
+            10 + j,
+            &[&kind],
+            &["pdf:out_pdf"],
+            &[(&kind, out), ("out_pdf", format!("/n{j}.pdf"))],
+        ));
+    }
+    for c in 0..8 {
+        let start = format!("/c{c}.pdf");
+        syn.initial
+            .insert(Resource::new("pdf", Some(start.clone())));
+        let mid = format!("/c{c}.txt");
+        syn.subtasks.push(sub(
+            &format!("chain{c}a"),
+            20 + c,
+            &["pdf"],
+            &["txt"],
+            &[("pdf", start), ("txt", mid.clone())],
+        ));
+        syn.subtasks.push(sub(
+            &format!("chain{c}b"),
+            30 + c,
+            &["txt"],
+            &["docx"],
+            &[("txt", mid), ("docx", format!("/c{c}.docx"))],
+        ));
+    }
+    syn
+}
+
+#[test]
+fn a_wide_request_is_grown_from_a_file_many_applications_read() {
+    let syn = hub_pool();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let s = ComposeSpec {
+        count: 3,
+        seed: 5,
+        profile: Profile::Free,
+        max_attempts: 400,
+        targets: [(Dimension::Branch, Target::Range { min: 5, max: 6 })]
+            .into_iter()
+            .collect(),
+        ..ComposeSpec::default()
+    };
+    let out = compose(&pool, &pool.components(), &s).unwrap();
+    assert_eq!(out.tasks.len(), 3, "{:?}", out.shortfall());
+    for t in &out.tasks {
+        let c = t.complexity.as_ref().unwrap();
+        assert!(c.branch >= 5, "{:?}", t.dag);
+        assert!(t.nodes.values().any(|n| n.subtask_id.0 == "make"));
+    }
+}
+
+#[test]
+fn tasks_already_in_the_dataset_count_toward_the_subtask_cap() {
+    let syn = synthetic_pool(255, 28, 9).unwrap();
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let scopes = pool.components();
+    let s = ComposeSpec {
+        count: 20,
+        seed: 2,
+        profile: Profile::Free,
+        targets: [(Dimension::Instruction, Target::Range { min: 3, max: 4 })]
+            .into_iter()
+            .collect(),
+        ..ComposeSpec::default()
+    };
+    let index = |t: &Task| -> Vec<usize> {
+        t.nodes
+            .values()
+            .map(|n| {
+                pool.subtasks()
+                    .iter()
+                    .position(|s| s.id == n.subtask_id)
+                    .unwrap()
+            })
+            .collect()
+    };
+    // A targeted request alone leans on whatever meets the target.
+    let alone = compose(&pool, &scopes, &s).unwrap();
+    let mut uses = std::collections::BTreeMap::<usize, usize>::new();
+    for t in &alone.tasks {
+        for i in index(t) {
+            *uses.entry(i).or_default() += 1;
+        }
+    }
+    let (&most, &n) = uses.iter().max_by_key(|(_, &n)| n).unwrap();
+    assert!(n >= 2, "{uses:?}");
+    // The same request over a dataset whose 100 nodes already hold it 20 times
+    // (the cap, 5 % of all nodes, is reached) leaves it out.
+    let prior: Vec<usize> = std::iter::repeat_n(most, 20)
+        .chain((0..80).map(|k| (most + 1 + k % 50) % pool.subtasks().len()))
+        .collect();
+    let mut made = Vec::new();
+    synth::graph::compose_balanced(&pool, &scopes, &s, &prior, |t| {
+        made.push(t.to_task(&pool, &s))
+    })
+    .unwrap();
+    assert!(!made.is_empty());
+    for t in &made {
+        assert!(!index(t).contains(&most), "{:?}", t.nodes);
+    }
+}

@@ -75,6 +75,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -413,6 +414,24 @@ pub fn compose_with<F: FnMut(CompactTask)>(
     pool: &Pool<'_>,
     scopes: &[Scope],
     spec: &ComposeSpec,
+    sink: F,
+) -> Result<ComposeSummary, ComposeError> {
+    compose_balanced(pool, scopes, spec, &[], sink)
+}
+
+/// [`compose_with`] for a dataset that already holds tasks: `prior` lists the
+/// subtask (index into `pool.subtasks()`) of each of their nodes. Those count
+/// toward the per-subtask cap ([`MAX_SUBTASK_SHARE`] of all nodes), also for a
+/// request with level targets or a capability, so a few tasks composed for a
+/// missing level do not pile onto the subtasks the dataset already leans on.
+///
+/// # Errors
+/// See [`compose_with`].
+pub fn compose_balanced<F: FnMut(CompactTask)>(
+    pool: &Pool<'_>,
+    scopes: &[Scope],
+    spec: &ComposeSpec,
+    prior: &[usize],
     mut sink: F,
 ) -> Result<ComposeSummary, ComposeError> {
     let plan = Plan::new(spec, pool.catalog())?;
@@ -436,6 +455,7 @@ pub fn compose_with<F: FnMut(CompactTask)>(
     let mut stats = vec![[(0usize, 0usize); 5]; plan.combos.len()];
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
     let mut usage = Usage::new(pool, spec);
+    usage.seed(prior);
     let mut attempts = 0usize;
     let mut duplicates = 0usize;
     let mut made = 0usize;
@@ -733,6 +753,76 @@ struct World<'p, 'a> {
     /// By instance: how wide a task grown from it could get at most (see
     /// [`fan_potential`]).
     fan: Vec<u8>,
+    /// Per scope: its hubs (see [`Hub`]) read in at least [`MIN_HUB_APPS`]
+    /// applications, most readers first.
+    hubs: Vec<Vec<Hub>>,
+}
+
+/// A file or value one root of a scope makes that members of several other
+/// applications of the scope read with nothing else made: the centre of a wide
+/// task (a photo taken, then set as wallpaper, put in the deck, mailed, ...).
+#[derive(Debug, Clone, Copy)]
+struct Hub {
+    producer: u32,
+    resource: u32,
+    /// Distinct applications among the readers.
+    apps: u8,
+}
+
+/// Hubs read in fewer applications than this are not kept.
+const MIN_HUB_APPS: usize = 3;
+
+/// Joining nodes a diamond seed looks at.
+const DIAMOND_JOINS: usize = 12;
+
+/// Evaluations a chain seed may spend looking for a long path.
+const CHAIN_BUDGET: usize = 400;
+
+/// The hubs of one scope (members sorted), most reader applications first.
+fn scope_hubs(pool: &Pool<'_>, members: &[u32]) -> Vec<Hub> {
+    let mut hubs = Vec::new();
+    for &p in members {
+        if !pool.is_root(p as usize) {
+            continue;
+        }
+        let sp = &pool.slim[p as usize];
+        for &r in sp.outputs.iter() {
+            let mut apps: Vec<u32> = hub_readers(pool, members, p, r)
+                .map(|x| pool.slim[x as usize].app)
+                .collect();
+            apps.sort_unstable();
+            apps.dedup();
+            if apps.len() >= MIN_HUB_APPS {
+                hubs.push(Hub {
+                    producer: p,
+                    resource: r,
+                    apps: apps.len().min(255) as u8,
+                });
+            }
+        }
+    }
+    hubs.sort_by(|a, b| b.apps.cmp(&a.apps).then(a.producer.cmp(&b.producer)));
+    hubs
+}
+
+/// Members of another application than `p`'s that read `r` and nothing else
+/// that is not on the desktop.
+fn hub_readers<'m>(
+    pool: &'m Pool<'_>,
+    members: &'m [u32],
+    p: u32,
+    r: u32,
+) -> impl Iterator<Item = u32> + 'm {
+    let app = pool.slim[p as usize].app;
+    members.iter().copied().filter(move |&x| {
+        let sx = &pool.slim[x as usize];
+        sx.app != app
+            && sx.inputs.binary_search(&r).is_ok()
+            && sx
+                .inputs
+                .iter()
+                .all(|&i| i == r || pool.initial[i as usize])
+    })
 }
 
 impl<'p, 'a> World<'p, 'a> {
@@ -793,8 +883,10 @@ impl<'p, 'a> World<'p, 'a> {
             .filter(|&s| !joinable[s].is_empty())
             .collect();
         let fan = fan_potential(pool);
+        let hubs = members.iter().map(|m| scope_hubs(pool, m)).collect();
         World {
             fan,
+            hubs,
             pool,
             order,
             members,
@@ -870,6 +962,9 @@ struct Usage {
     /// level targets or a capability: those are met first, from whatever the pool
     /// offers for them.
     on: bool,
+    /// Does the per-subtask cap hold even so? Yes when the dataset already has
+    /// tasks ([`Usage::seed`]).
+    capped: bool,
 }
 
 impl Usage {
@@ -888,7 +983,26 @@ impl Usage {
             starts: HashMap::new(),
             count: spec.count,
             on: spec.targets.is_empty() && spec.capability.is_none(),
+            capped: false,
         }
+    }
+
+    /// Counts the nodes of tasks already in the dataset (their subtask indices)
+    /// and turns the per-subtask cap on.
+    fn seed(&mut self, prior: &[usize]) {
+        for &s in prior {
+            if let Some(c) = self.subtask.get_mut(s) {
+                *c += 1;
+            }
+        }
+        self.nodes += prior.len();
+        self.floor += prior.len();
+        self.capped |= !prior.is_empty();
+    }
+
+    /// Does any cap apply to this request?
+    fn caps(&self) -> bool {
+        self.on || self.capped
     }
 
     /// The desktop files a task of these instances starts from: what tells near
@@ -906,23 +1020,30 @@ impl Usage {
     }
 
     /// Most nodes one subtask may have once the request holds `nodes` nodes, for a
-    /// slot that has failed `tries` times (the cap grows by its base value every
-    /// [`RELAX_AFTER`] failures).
+    /// slot that has failed `tries` times. A dataset where one subtask fills more
+    /// than [`MAX_SUBTASK_SHARE`] of the nodes teaches that subtask, not the
+    /// desktop, so the cap holds; only for a pool too small to fill the request
+    /// under it (fewer subtasks than the request's nodes over the cap) does it
+    /// grow by its base value every [`RELAX_AFTER`] failures.
     fn cap(&self, nodes: usize, tries: u32) -> u32 {
         let base = ((MAX_SUBTASK_SHARE * nodes.max(self.floor) as f64).floor() as u32).max(1);
-        base.saturating_mul(1 + tries / RELAX_AFTER)
+        if self.subtask.len() * base as usize >= self.floor {
+            base
+        } else {
+            base.saturating_mul(1 + tries / RELAX_AFTER)
+        }
     }
 
     /// Would accepting a task of these instances put a subtask over the cap?
     fn overuses(&self, pool: &Pool<'_>, instances: &[u32], tries: u32) -> bool {
-        if !self.on {
+        if !self.caps() {
             return false;
         }
         let key = Usage::start_key(pool, instances);
         let start_cap = ((MAX_START_SHARE * self.count as f64).floor() as u32)
             .max(1)
             .saturating_mul(1 + tries / RELAX_AFTER);
-        if !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
+        if self.on && !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
             return true;
         }
         let cap = self.cap(self.nodes + instances.len(), tries);
@@ -1099,7 +1220,20 @@ fn attempt(
     // A join narrows the graph: slots that must be wide are no join slots.
     let join_slot =
         s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < RELAX_AFTER;
-    let (scope, seeded) = if join_slot && !world.join_order.is_empty() {
+    // A wide slot starts from a hub and its readers, a deep one from a path
+    // searched for: random growth almost never reaches either.
+    let shaped = if r.lo[BRA] >= 3 {
+        star_seed(world, scope, r.lo[BRA], n, &mut rng)
+    } else if r.lo[HIE] >= 4 {
+        chain_seed(world, scope, r.lo[HIE], n, &mut rng)
+    } else if r.lo[DEP] >= n {
+        diamond_seed(world, scope, n, &mut rng)
+    } else {
+        None
+    };
+    let (scope, seeded) = if let Some((scope, g)) = shaped {
+        (scope, Some(g))
+    } else if join_slot && !world.join_order.is_empty() {
         // A scope with a node that can join two branches, this one when it has.
         let scope = if world.joinable[scope].is_empty() {
             let eligible: Vec<usize> = world
@@ -1201,6 +1335,198 @@ fn attempt(
         reached,
         duplicate: false,
     }
+}
+
+/// Seeds a wide slot: a hub of `scope` (or, when it has none read in `width`
+/// applications, of another scope with `n` or more members) and readers of it
+/// from distinct applications, each checked like any grown node, until the graph
+/// is `width` wide. `None` when no hub gets there.
+fn star_seed(
+    world: &World<'_, '_>,
+    scope: usize,
+    width: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    let fits = |sc: usize| {
+        world.members[sc].len() >= n
+            && world.hubs[sc]
+                .first()
+                .is_some_and(|h| usize::from(h.apps) >= width)
+    };
+    let scope = if fits(scope) {
+        scope
+    } else {
+        let others: Vec<usize> = world.order.iter().copied().filter(|&sc| fits(sc)).collect();
+        *others.get(rng.random_range(0..others.len().max(1)))?
+    };
+    let hubs = &world.hubs[scope];
+    let k = hubs.partition_point(|h| usize::from(h.apps) >= width);
+    let hub = hubs[rng.random_range(0..k)];
+    let pool = world.pool;
+    let mut readers: Vec<u32> =
+        hub_readers(pool, &world.members[scope], hub.producer, hub.resource).collect();
+    readers.shuffle(rng);
+    let mut g = Growth::rooted(pool, hub.producer);
+    let mut width_now = 1;
+    // A reader is a leaf of the star: one whose result must be used further (a
+    // zip, a copy) would leave a loose end.
+    for x in readers {
+        if width_now >= width || g.nodes.len() >= n {
+            break;
+        }
+        let app = pool.slim[x as usize].app;
+        if g.nodes.iter().any(|&v| pool.slim[v as usize].app == app) {
+            continue;
+        }
+        if let Some(c) = evaluate(world, scope, &g, x, true, false) {
+            if (c.width > width_now || g.nodes.len() == 1) && c.loose == 0 {
+                width_now = c.width;
+                add(&mut g, pool, &c);
+            }
+        }
+    }
+    (width_now >= width).then_some((scope, g))
+}
+
+/// Seeds a slot that needs more edges than a tree on its nodes has (four nodes,
+/// four edges): a diamond, where one node's result is used by two others whose
+/// results a fourth combines (a document made, its text copied in one
+/// application and the file edited in another, both put into one e-mail). Each
+/// node is checked like any grown node. `None` when the scope has no diamond.
+fn diamond_seed(
+    world: &World<'_, '_>,
+    scope: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    if n < 4 || world.join_order.is_empty() {
+        return None;
+    }
+    let scope = if world.joinable[scope].is_empty() {
+        let eligible: Vec<usize> = world
+            .join_order
+            .iter()
+            .copied()
+            .filter(|&sc| world.members[sc].len() >= n)
+            .collect();
+        *eligible.get(rng.random_range(0..eligible.len().max(1)))?
+    } else {
+        scope
+    };
+    let pool = world.pool;
+    let made = |v: u32| -> Vec<u32> {
+        pool.slim[v as usize]
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&r| !pool.initial[r as usize])
+            .collect()
+    };
+    let mut joins = world.joinable[scope].clone();
+    joins.shuffle(rng);
+    for &x in joins.iter().take(DIAMOND_JOINS) {
+        let inputs = made(x);
+        for (i, &r1) in inputs.iter().enumerate() {
+            for &r2 in &inputs[i + 1..] {
+                for p1 in world.producers_of(scope, x, r1) {
+                    for p2 in world.producers_of(scope, x, r2) {
+                        if p1 == p2 {
+                            continue;
+                        }
+                        let (m1, m2) = (made(p1), made(p2));
+                        let [r0] = m1.as_slice() else { continue };
+                        if m2.as_slice() != [*r0] {
+                            continue;
+                        }
+                        let roots: Vec<u32> = world
+                            .producers_of(scope, p1, *r0)
+                            .into_iter()
+                            .filter(|&p0| pool.is_root(p0 as usize) && p0 != x && p0 != p2)
+                            .collect();
+                        let Some(&p0) = roots.get(rng.random_range(0..roots.len().max(1))) else {
+                            continue;
+                        };
+                        if let Some(g) = grow_in_order(world, scope, &[p0, p1, p2, x]) {
+                            return Some((scope, g));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The graph of `order` added one by one (the first as the root), each checked
+/// like any grown node; `None` when one is refused.
+fn grow_in_order(world: &World<'_, '_>, scope: usize, order: &[u32]) -> Option<Growth> {
+    let (&first, rest) = order.split_first()?;
+    let mut g = Growth::rooted(world.pool, first);
+    for &v in rest {
+        let c = evaluate(world, scope, &g, v, true, false)?;
+        add(&mut g, world.pool, &c);
+    }
+    Some(g)
+}
+
+/// Seeds a deep slot: a path of `depth` nodes from a root of `scope`, found by a
+/// bounded depth-first search where each step is checked like any grown node.
+fn chain_seed(
+    world: &World<'_, '_>,
+    scope: usize,
+    depth: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    if depth > n {
+        return None;
+    }
+    let roots = &world.roots[scope];
+    let root = roots[rng.random_range(0..roots.len())];
+    let mut budget = CHAIN_BUDGET;
+    let g = Growth::rooted(world.pool, root);
+    deepen(world, scope, &g, depth, rng, &mut budget).map(|g| (scope, g))
+}
+
+/// One step of [`chain_seed`]'s search: `g` extended below its deepest node.
+fn deepen(
+    world: &World<'_, '_>,
+    scope: usize,
+    g: &Growth,
+    depth: usize,
+    rng: &mut ChaCha8Rng,
+    budget: &mut usize,
+) -> Option<Growth> {
+    if g.depth >= depth {
+        return Some(g.clone());
+    }
+    let pool = world.pool;
+    let tip = (0..g.nodes.len()).find(|&v| usize::from(g.down[v]) == g.depth)?;
+    let mut next: Vec<u32> = pool
+        .dependents(g.nodes[tip] as usize)
+        .iter()
+        .copied()
+        .filter(|&x| world.in_scope(scope, x) && !g.nodes.contains(&x))
+        .collect();
+    next.shuffle(rng);
+    for x in next.into_iter().take(4) {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let Some(c) = evaluate(world, scope, g, x, false, false) else {
+            continue;
+        };
+        if c.depth > g.depth {
+            let mut h = g.clone();
+            add(&mut h, pool, &c);
+            if let Some(done) = deepen(world, scope, &h, depth, rng, budget) {
+                return Some(done);
+            }
+        }
+    }
+    None
 }
 
 /// How many distinct non-initial inputs of `x` some other member of `members`
@@ -1510,7 +1836,7 @@ fn evaluate(
 /// subtask would pass the cap, else up to 2 for a much used subtask and 1 for an
 /// application already used.
 fn usage_penalty(pool: &Pool<'_>, usage: &Usage, cap: u32, nodes: &[u32], x: u32) -> usize {
-    if !usage.on {
+    if !usage.caps() {
         return 0;
     }
     let s = pool.instance(x as usize).subtask;
@@ -1521,6 +1847,9 @@ fn usage_penalty(pool: &Pool<'_>, usage: &Usage, cap: u32, nodes: &[u32], x: u32
     let uses = usage.subtask[s] + here;
     if uses >= cap {
         return 400;
+    }
+    if !usage.on {
+        return 0;
     }
     (2 * uses / cap) as usize + usize::from(usage.app[pool.slim[x as usize].app as usize] > 0)
 }

@@ -85,6 +85,11 @@ pub struct ComposeArgs {
     /// impossible, which the pool is short of, and the expected distribution.
     #[arg(long)]
     pub plan: bool,
+    /// Count the nodes of the tasks already in the store toward the cap of 5 %
+    /// of nodes per subtask, also for a request with level targets or a
+    /// capability (`synth run` composes its top-ups so).
+    #[arg(long)]
+    pub balance_with_store: bool,
 }
 
 /// `[compose]` in synth.toml: defaults for the flags above.
@@ -349,6 +354,9 @@ pub fn run(
         }
         None => hasher.update(b"no-intents"),
     }
+    if args.balance_with_store {
+        hasher.update(b"balanced");
+    }
     let spec_hash = format!("{:x}", hasher.finalize());
     let out_path = args
         .out
@@ -395,10 +403,21 @@ pub fn run(
         label: &label,
         run: Some(run),
     };
-    let (added, summary, drift) =
-        compose_into_store(cx.store, &pool, &scopes, &spec, &version, cx.jobs, || {
-            bar.inc(1)
-        })?;
+    let prior = if args.balance_with_store {
+        stored_nodes(cx, &pool)?
+    } else {
+        Vec::new()
+    };
+    let (added, summary, drift) = compose_into_store(
+        cx.store,
+        &pool,
+        &scopes,
+        &spec,
+        &version,
+        &prior,
+        cx.jobs,
+        || bar.inc(1),
+    )?;
     bar.finish_and_clear();
     cx.store.finish_run(
         run,
@@ -463,12 +482,14 @@ pub struct NewVersion<'a> {
 ///
 /// # Errors
 /// The composer's refusals and store errors (the version is then rolled back).
+#[allow(clippy::too_many_arguments)]
 pub fn compose_into_store(
     store: &crate::store::Store,
     pool: &graph::Pool<'_>,
     scopes: &[Scope],
     spec: &ComposeSpec,
     version: &NewVersion<'_>,
+    prior: &[usize],
     jobs: usize,
     progress: impl Fn() + Sync,
 ) -> Result<
@@ -494,7 +515,7 @@ pub fn compose_into_store(
     let mut store_error: Option<StoreError> = None;
     let mut made = Marginals::default();
     let summary = threads.install(|| {
-        graph::compose_with(pool, scopes, spec, |t| {
+        graph::compose_balanced(pool, scopes, spec, prior, |t| {
             made.add(&t.complexity.levels);
             if store_error.is_none() {
                 if let Err(e) = writer.push(&t.to_task(pool, spec)) {
@@ -519,6 +540,25 @@ pub fn compose_into_store(
     }
     let added = writer.finish((!notes.is_empty()).then(|| notes.join("; ")).as_deref())?;
     Ok((added, summary, drift))
+}
+
+/// The subtask (index into `pool.subtasks()`) of every node of every stored
+/// task, for [`graph::compose_balanced`]; nodes of subtasks no longer in the pool
+/// are left out.
+fn stored_nodes(cx: &StageContext<'_>, pool: &graph::Pool<'_>) -> Result<Vec<usize>, StoreError> {
+    let index: std::collections::HashMap<&str, usize> = pool
+        .subtasks()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.0.as_str(), i))
+        .collect();
+    Ok(cx
+        .store
+        .tasks(None)?
+        .iter()
+        .flat_map(|t| t.task.nodes.values())
+        .filter_map(|n| index.get(n.subtask_id.0.as_str()).copied())
+        .collect())
 }
 
 /// Why no intent scope is usable, following what the intents stage did: it never

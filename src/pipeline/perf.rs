@@ -244,7 +244,7 @@ fn measure(
             run: None,
         };
         let (added, summary, _drift) =
-            compose_into_store(&store, pool, &scopes, &spec, &version, cfg.jobs, || {})?;
+            compose_into_store(&store, pool, &scopes, &spec, &version, &[], cfg.jobs, || {})?;
         let out = dir.join("tasks.jsonl");
         write_store_tasks(&store, &out)?;
         let seconds = started.elapsed().as_secs_f64();

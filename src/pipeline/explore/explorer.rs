@@ -21,10 +21,10 @@ use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
 
 /// Parameter sets tried per proposal.
-const SETS_PER_SUBTASK: usize = 5;
+const SETS_PER_SUBTASK: usize = 9;
 /// Parameter sets tried for a subtask with two or more inputs: its inputs must
 /// keep to one topic, so more sets give the composer joins within every topic.
-const SETS_PER_JOIN: usize = 6;
+const SETS_PER_JOIN: usize = 9;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
@@ -198,7 +198,7 @@ impl OfflineExplorer {
             if list.is_empty() {
                 return None;
             }
-            cands.insert(s.name.clone(), list);
+            cands.insert(s.name.clone(), self.spread_topics(list));
         }
         let mut sets: Vec<(ParameterSet, Vec<Resource>)> = Vec::new();
         let mut local_taken = taken.clone();
@@ -514,6 +514,31 @@ impl OfflineExplorer {
             candidates.iter().cloned().partition(fits);
         first.extend(rest);
         first
+    }
+
+    /// `candidates` in rounds over their topics (the order within a topic kept,
+    /// topics in order of first appearance, values of no topic as one more
+    /// topic), so that a subtask's parameter sets spread over the subjects on the
+    /// desktop: every topic's tasks then find the subtask, and a task of one
+    /// topic can grow wide and deep without mixing subjects.
+    fn spread_topics(&self, candidates: Vec<String>) -> Vec<String> {
+        let topics = &self.catalog.topics;
+        let mut groups: Vec<(Option<usize>, Vec<String>)> = Vec::new();
+        for v in candidates {
+            let t = topics.topic_of(&v);
+            match groups.iter_mut().find(|g| g.0 == t) {
+                Some(g) => g.1.push(v),
+                None => groups.push((t, vec![v])),
+            }
+        }
+        let longest = groups.iter().map(|g| g.1.len()).max().unwrap_or(0);
+        let mut out = Vec::new();
+        for round in 0..longest {
+            for g in &groups {
+                out.extend(g.1.get(round).cloned());
+            }
+        }
+        out
     }
 
     /// The collection behind List `list` of application `app`.
