@@ -89,6 +89,12 @@ pub struct KindSpec {
     /// document).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub print: bool,
+    /// A record that keeps track of work (a to-do, a note, a calendar event):
+    /// a person files one thing in one such place, so a task that files one
+    /// file in two of them is busywork
+    /// ([`crate::graph::PointlessKind::FiledTwice`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tracker: bool,
 }
 
 impl KindSpec {

@@ -409,6 +409,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 wraps: false,
                 rendered_by: vec![],
                 print: false,
+                tracker: false,
             },
         );
     }

@@ -217,6 +217,7 @@ mod tests {
                 wraps: false,
                 rendered_by: vec![],
                 print: false,
+                tracker: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

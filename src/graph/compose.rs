@@ -1022,12 +1022,14 @@ impl Usage {
     /// Most nodes one subtask may have once the request holds `nodes` nodes, for a
     /// slot that has failed `tries` times. A dataset where one subtask fills more
     /// than [`MAX_SUBTASK_SHARE`] of the nodes teaches that subtask, not the
-    /// desktop, so the cap holds; only for a pool too small to fill the request
-    /// under it (fewer subtasks than the request's nodes over the cap) does it
-    /// grow by its base value every [`RELAX_AFTER`] failures.
+    /// desktop, so the cap holds; only for a small request (where the share is
+    /// a single node) or a pool too small to fill the request under it (fewer
+    /// subtasks than the request's nodes over the cap) does it grow by its base
+    /// value every [`RELAX_AFTER`] failures.
     fn cap(&self, nodes: usize, tries: u32) -> u32 {
         let base = ((MAX_SUBTASK_SHARE * nodes.max(self.floor) as f64).floor() as u32).max(1);
-        if self.subtask.len() * base as usize >= self.floor {
+        let least = (MAX_SUBTASK_SHARE * self.floor as f64).floor() as usize;
+        if least >= 2 && self.subtask.len() * least >= self.floor {
             base
         } else {
             base.saturating_mul(1 + tries / RELAX_AFTER)
@@ -1221,8 +1223,12 @@ fn attempt(
     let join_slot =
         s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < RELAX_AFTER;
     // A wide slot starts from a hub and its readers, a deep one from a path
-    // searched for: random growth almost never reaches either.
-    let shaped = if r.lo[BRA] >= 3 {
+    // searched for: random growth seldom reaches either. Every other try, the
+    // first among them, still grows at random (a small pool's wide graphs may
+    // have no hub).
+    let shaped = if s.tries % 2 == 0 {
+        None
+    } else if r.lo[BRA] >= 3 {
         star_seed(world, scope, r.lo[BRA], n, &mut rng)
     } else if r.lo[HIE] >= 4 {
         chain_seed(world, scope, r.lo[HIE], n, &mut rng)

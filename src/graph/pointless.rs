@@ -39,6 +39,9 @@
 //! - an **unsuited edit** ([`PointlessKind::UnsuitedEdit`]): an edit made on
 //!   content it does not suit, as the applications' specs declare it (a screen
 //!   capture rotated, blurred or captioned like a photo).
+//! - a **file filed twice** ([`PointlessKind::FiledTwice`]): one file attached
+//!   to two records that keep track of work (`tracker` kinds in
+//!   `resources.toml`: a to-do, a note and a card for one report).
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
 //!   file's source (a web page's HTML, `rendered_by` in `resources.toml`)
 //!   copied as text or made into another kind of file (a PDF printed from the
@@ -104,6 +107,10 @@ pub enum PointlessKind {
     /// makes a file of another kind of it (a PDF printed from the source, a
     /// .txt) (`b == a`).
     MarkupAsProse,
+    /// Nodes `a` and `b` each file the same file in a record that keeps track
+    /// of work (a `tracker` kind: a to-do, a note, a calendar event): a person
+    /// files a report once, not in a to-do, a note and a card.
+    FiledTwice,
 }
 
 impl PointlessKind {
@@ -217,6 +224,27 @@ fn repeats(
     let (sa, sb) = (&pool.slim[xa], &pool.slim[xb]);
     let same_way = sa.app != sb.app || sa.changes == sb.changes;
     same_way && made[a].iter().any(|p| made[b].contains(p))
+}
+
+/// Do instances `a` and `b` each make a tracker record (a to-do, a note, an
+/// event) with the same file (see [`PointlessKind::FiledTwice`])?
+fn files_twice(pool: &Pool<'_>, a: usize, b: usize) -> bool {
+    let tracks = |x: usize| {
+        pool.slim[x].outputs.iter().any(|&r| {
+            let kind = &pool.resource(r as usize).kind;
+            pool.catalog().kinds.get(kind).is_some_and(|k| k.tracker)
+        })
+    };
+    let (sa, sb) = (&pool.slim[a], &pool.slim[b]);
+    tracks(a)
+        && tracks(b)
+        && sa.inputs.iter().any(|&r| {
+            pool.catalog()
+                .kinds
+                .get(&pool.resource(r as usize).kind)
+                .is_some_and(|k| k.is_path())
+                && sb.inputs.binary_search(&r).is_ok()
+        })
 }
 
 /// Does instance `x` only save what it reads in another form: an instruction
@@ -632,6 +660,17 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
+    for a in 0..nodes.len() {
+        for b in a + 1..nodes.len() {
+            if files_twice(pool, nodes[a], nodes[b]) {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::FiledTwice,
+                });
+            }
+        }
+    }
     let made: Vec<Vec<(u32, &str)>> = nodes.iter().map(|&x| products(pool, x)).collect();
     let held: Vec<Vec<&str>> = nodes.iter().map(|&x| holders(pool, x)).collect();
     for a in 0..nodes.len() {
@@ -806,6 +845,70 @@ mod tests {
             cat.kinds.insert(ext.into(), k);
         }
         cat
+    }
+
+    #[test]
+    fn one_file_is_filed_in_one_tracker() {
+        let mut cat = office_catalog();
+        let mut todo = cat.kinds["img"].clone();
+        todo.file_kinds = vec![];
+        todo.tracker = true;
+        cat.kinds.insert("todo".into(), todo.clone());
+        cat.kinds.insert("note".into(), todo);
+        let docx = "/home/user/Documents/a.docx";
+        let other = "/home/user/Documents/b.docx";
+        let subs = vec![
+            subtask(
+                "task",
+                "To Do",
+                &["doc"],
+                &["todo"],
+                &[&[("doc", docx), ("todo", "Read a")]],
+            ),
+            subtask(
+                "note",
+                "Notes",
+                &["doc"],
+                &["note"],
+                &[
+                    &[("doc", docx), ("note", "On a")],
+                    &[("doc", other), ("note", "On b")],
+                ],
+            ),
+            subtask(
+                "mail",
+                "Mail",
+                &["doc"],
+                &["img"],
+                &[&[("doc", docx), ("img", "sent")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some(docx.into())),
+            Resource::new("doc", Some(other.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, &vec![true; nodes.len()])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&[find("task", 0), find("note", 0)]),
+            vec![(0, 1, PointlessKind::FiledTwice)],
+            "a.docx in a to-do and in a note"
+        );
+        assert!(
+            kinds(&[find("task", 0), find("note", 1)]).is_empty(),
+            "two files"
+        );
+        assert!(
+            kinds(&[find("task", 0), find("mail", 0)]).is_empty(),
+            "filed and mailed"
+        );
     }
 
     #[test]

@@ -759,6 +759,7 @@ pub(crate) mod tests {
                     wraps: false,
                     rendered_by: vec![],
                     print: false,
+                    tracker: false,
                 },
             );
         }

@@ -85,6 +85,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 wraps: false,
                 rendered_by: vec![],
                 print: false,
+                tracker: false,
             },
         );
     }

@@ -109,6 +109,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::MarkupAsProse => {
                 format!("{a} reads a markup file's source as prose")
             }
+            PointlessKind::FiledTwice => {
+                format!("{a} and {b} both file the same file in a to-do, note or event")
+            }
         });
     }
     let artefacts = template_artefacts(high);
