@@ -1226,7 +1226,7 @@ fn attempt(
     // searched for: random growth seldom reaches either. Every other try, the
     // first among them, still grows at random (a small pool's wide graphs may
     // have no hub).
-    let shaped = if s.tries % 2 == 0 {
+    let shaped = if s.tries.is_multiple_of(2) {
         None
     } else if r.lo[BRA] >= 3 {
         star_seed(world, scope, r.lo[BRA], n, &mut rng)
