@@ -55,6 +55,10 @@ pub struct KindSpec {
     /// from the description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phrase: Option<String>,
+    /// The phrase where an application calls the record something else (a
+    /// `todo_item` made in Kanban is "the card '{}'"), by application name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub phrase_in: BTreeMap<String, String>,
     /// The one place on the desktop that holds this state (`clipboard`): kinds
     /// with the same holder replace each other, so a task has at most one node
     /// making any of them.
@@ -107,7 +111,18 @@ impl KindSpec {
     /// resource '<parameter>'", or the description's first words for kinds without
     /// a parameter.
     pub fn phrase_for(&self, parameter: Option<&str>) -> String {
-        match (&self.phrase, parameter) {
+        self.phrase_with(self.phrase.as_deref(), parameter)
+    }
+
+    /// [`KindSpec::phrase_for`] as application `app` names the resource: its
+    /// `phrase_in` entry when it has one ("the card '{}'" in Kanban).
+    pub fn phrase_in_app(&self, app: &str, parameter: Option<&str>) -> String {
+        let own = self.phrase_in.get(app).map(String::as_str);
+        self.phrase_with(own.or(self.phrase.as_deref()), parameter)
+    }
+
+    fn phrase_with(&self, phrase: Option<&str>, parameter: Option<&str>) -> String {
+        match (phrase, parameter) {
             (Some(p), Some(v)) => p.replacen("{}", v, 1),
             (Some(p), None) => p.replace(" '{}'", "").replace("{}", ""),
             (None, Some(v)) => format!("the resource '{v}'"),

@@ -403,6 +403,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 file_kinds: ext.map(|e| vec![e.to_string()]).unwrap_or_default(),
                 directory: false,
                 phrase: None,
+                phrase_in: Default::default(),
                 holder: None,
                 keeps_props: None,
                 machine_text: false,

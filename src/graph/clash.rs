@@ -211,6 +211,7 @@ mod tests {
                 file_kinds: vec!["pdf".into()],
                 directory: false,
                 phrase: None,
+                phrase_in: Default::default(),
                 holder: None,
                 keeps_props: None,
                 machine_text: false,

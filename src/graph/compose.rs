@@ -274,6 +274,7 @@ impl CompactTask {
             .map(|v| {
                 let inst = pool.instance(self.instances[v] as usize);
                 intent::IntentNode {
+                    application: &nodes[&ids[v]].application,
                     instruction: &nodes[&ids[v]].instruction,
                     inputs: &inst.inputs,
                     outputs: &inst.outputs,

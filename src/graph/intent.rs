@@ -22,6 +22,9 @@ use crate::resources::{Catalog, Resource};
 /// One node of a task as the statement sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct IntentNode<'a> {
+    /// The application the node works in: it names its records ("the card" in
+    /// Kanban for a to-do item).
+    pub application: &'a str,
     pub instruction: &'a str,
     pub inputs: &'a [Resource],
     pub outputs: &'a [Resource],
@@ -44,7 +47,7 @@ pub fn statement(
     for &v in order {
         let node = &nodes[v];
         for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
-            let p = phrase(catalog, r, node.instruction);
+            let p = phrase(catalog, r, node);
             if catalog.kinds.get(&r.kind).is_some_and(|k| !k.parameter) {
                 push_new(&mut transient, p.clone());
             }
@@ -54,7 +57,7 @@ pub fn statement(
             // Starting points worth naming are the ones the user recognises by a
             // value; an open document or the clipboard is implied by the steps.
             if r.parameter.is_some() && quotes(node.instruction, r) {
-                push_new(&mut sources, phrase(catalog, r, node.instruction));
+                push_new(&mut sources, phrase(catalog, r, node));
             }
         }
     }
@@ -98,10 +101,13 @@ fn push_new(list: &mut Vec<String>, item: String) {
     }
 }
 
-/// The resource worded by its kind, with its value quoted only when `instruction`
-/// quotes it.
-fn phrase(catalog: &Catalog, r: &Resource, instruction: &str) -> String {
-    let value = r.parameter.as_deref().filter(|_| quotes(instruction, r));
+/// The resource worded by its kind as the node's application names it, with its
+/// value quoted only when the node's instruction quotes it.
+fn phrase(catalog: &Catalog, r: &Resource, node: &IntentNode<'_>) -> String {
+    let value = r
+        .parameter
+        .as_deref()
+        .filter(|_| quotes(node.instruction, r));
     // A `key=value` pair is a changed setting: a goal says what changed ("the
     // new wallpaper"), not the pair the desktop stores.
     if let Some((key, _)) = value.and_then(|v| v.split_once('=')) {
@@ -110,7 +116,7 @@ fn phrase(catalog: &Catalog, r: &Resource, instruction: &str) -> String {
         }
     }
     match catalog.kinds.get(&r.kind) {
-        Some(kind) => kind.phrase_for(value),
+        Some(kind) => kind.phrase_in_app(node.application, value),
         None => match value {
             Some(v) => format!("'{v}'"),
             None => r.kind.replace('_', " "),
@@ -162,11 +168,13 @@ mod tests {
         let url = [r("url", Some("https://example.com/a"))];
         let nodes = [
             IntentNode {
+                application: "Browser",
                 instruction: "In Browser, open 'https://example.com/a' and print it to '/home/user/a.pdf'.",
                 inputs: &url,
                 outputs: &pdf,
             },
             IntentNode {
+                application: "PDF Tool",
                 instruction: "In PDF Tool, open '/home/user/a.pdf' and convert it to text as '/home/user/a.txt'.",
                 inputs: &pdf,
                 outputs: &txt,
@@ -191,6 +199,7 @@ mod tests {
             r("text_in_clipboard", None),
         ];
         let nodes = [IntentNode {
+            application: "Settings",
             instruction: "In Settings, set volume to 0, then copy it.",
             inputs: &[],
             outputs: &out,
@@ -198,6 +207,7 @@ mod tests {
         assert_eq!(statement(&cat, &nodes, &[0], None), "I need the setting.");
         let wall = [r("setting_value", Some("wallpaper=beach.jpg"))];
         let nodes = [IntentNode {
+            application: "Photos",
             instruction:
                 "In Photos, set the picture as wallpaper, giving the setting 'wallpaper=beach.jpg'.",
             inputs: &[],
@@ -206,6 +216,29 @@ mod tests {
         assert_eq!(
             statement(&cat, &nodes, &[0], Some("for the summer trip")),
             "For the summer trip, I need the new wallpaper."
+        );
+    }
+
+    #[test]
+    fn a_record_is_named_as_its_application_names_it() {
+        let cat = catalog();
+        let pdf = [r("pdf_path", Some("/home/user/a.pdf"))];
+        let card = [r("todo_item", Some("Pay the rent"))];
+        let instruction =
+            "In Kanban, create the card 'Pay the rent' with '/home/user/a.pdf' attached.";
+        let node = |application| IntentNode {
+            application,
+            instruction,
+            inputs: &pdf,
+            outputs: &card,
+        };
+        assert_eq!(
+            statement(&cat, &[node("Kanban")], &[0], None),
+            "I need the card 'Pay the rent', using the PDF '/home/user/a.pdf'."
+        );
+        assert_eq!(
+            statement(&cat, &[node("To Do")], &[0], None),
+            "I need the to-do item 'Pay the rent', using the PDF '/home/user/a.pdf'."
         );
     }
 }

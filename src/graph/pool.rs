@@ -753,6 +753,7 @@ pub(crate) mod tests {
                     file_kinds: vec![],
                     directory: false,
                     phrase: None,
+                    phrase_in: Default::default(),
                     holder: None,
                     keeps_props: None,
                     machine_text: false,

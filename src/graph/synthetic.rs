@@ -79,6 +79,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 file_kinds: vec![],
                 directory: false,
                 phrase: None,
+                phrase_in: Default::default(),
                 holder: None,
                 keeps_props: None,
                 machine_text: false,
