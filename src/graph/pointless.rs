@@ -42,6 +42,10 @@
 //! - a **file filed twice** ([`PointlessKind::FiledTwice`]): one file attached
 //!   to two records that keep track of work (`tracker` kinds in
 //!   `resources.toml`: a to-do, a note and a card for one report).
+//! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
+//!   a changed copy of a file (a centred document) that nothing uses, while
+//!   another node of the task uses the original: the work on the copy is lost
+//!   on the way.
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
 //!   file's source (a web page's HTML, `rendered_by` in `resources.toml`)
 //!   copied as text or made into another kind of file (a PDF printed from the
@@ -111,6 +115,11 @@ pub enum PointlessKind {
     /// of work (a `tracker` kind: a to-do, a note, a calendar event): a person
     /// files a report once, not in a to-do, a note and a card.
     FiledTwice,
+    /// Node `a` saves a changed copy of a file (same kind, new name) that no
+    /// node uses, while node `b` uses the original: the to-do gets the
+    /// un-centred document and the centred one is left behind. A node reading
+    /// the copy ties it up.
+    UnusedEdit,
 }
 
 impl PointlessKind {
@@ -125,6 +134,7 @@ impl PointlessKind {
                 | PointlessKind::UnusedCopy
                 | PointlessKind::LoneArchive
                 | PointlessKind::TextOnlyCopy
+                | PointlessKind::UnusedEdit
         )
     }
 }
@@ -245,6 +255,39 @@ fn files_twice(pool: &Pool<'_>, a: usize, b: usize) -> bool {
                 .is_some_and(|k| k.is_path())
                 && sb.inputs.binary_search(&r).is_ok()
         })
+}
+
+/// (a, b) pairs where node `a`, which nothing follows, saves a changed copy of
+/// a file that node `b` reads as it was (see [`PointlessKind::UnusedEdit`]).
+fn unused_edits(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<(usize, usize)> {
+    let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let mut found = Vec::new();
+    for (a, &x) in nodes.iter().enumerate() {
+        if has_successor[a] {
+            continue;
+        }
+        let s = &pool.slim[x];
+        let edited: Vec<u32> = s
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&i| {
+                formatted_file(pool, i)
+                    && s.outputs
+                        .iter()
+                        .any(|&o| o != i && kind(o) == kind(i) && makes(pool, x, o))
+            })
+            .collect();
+        for (b, &y) in nodes.iter().enumerate() {
+            let reads_original = edited
+                .iter()
+                .any(|i| pool.slim[y].inputs.binary_search(i).is_ok());
+            if b != a && reads_original {
+                found.push((a, b));
+            }
+        }
+    }
+    found
 }
 
 /// Does instance `x` only save what it reads in another form: an instruction
@@ -460,7 +503,7 @@ fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
         let Some(suits) = &pool.content(x).suits else {
             continue;
         };
-        for &i in pool.slim[x].inputs.iter() {
+        for i in edited_inputs(pool, x) {
             let Some((a, c)) = content_in(pool, nodes, i, nodes.len()) else {
                 continue;
             };
@@ -470,6 +513,29 @@ fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
         }
     }
     found
+}
+
+/// The inputs instance `x` edits, whose content its edits must suit: its one
+/// file, or of several files those of a kind it saves (the document a picture
+/// is inserted into, not the picture); without files, every input (a picture
+/// on the clipboard).
+fn edited_inputs(pool: &Pool<'_>, x: usize) -> Vec<u32> {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let files: Vec<u32> = s
+        .inputs
+        .iter()
+        .copied()
+        .filter(|&i| is_path(pool, i))
+        .collect();
+    match files.len() {
+        0 => s.inputs.to_vec(),
+        1 => files,
+        _ => files
+            .into_iter()
+            .filter(|&i| s.outputs.iter().any(|&o| kind(o) == kind(i)))
+            .collect(),
+    }
 }
 
 /// Does instance `x` read a markup file as prose (see
@@ -659,6 +725,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 kind: PointlessKind::TextOnlyCopy,
             });
         }
+    }
+    for (a, b) in unused_edits(pool, nodes, has_successor) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::UnusedEdit,
+        });
     }
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
@@ -908,6 +981,72 @@ mod tests {
         assert!(
             kinds(&[find("task", 0), find("mail", 0)]).is_empty(),
             "filed and mailed"
+        );
+    }
+
+    #[test]
+    fn an_edited_copy_is_used_when_others_use_the_original() {
+        let cat = office_catalog();
+        let docx = "/home/user/Documents/a.docx";
+        let centred = "/home/user/Documents/a_centered.docx";
+        let subs = vec![
+            subtask(
+                "centre",
+                "Writer",
+                &["doc"],
+                &["doc:new"],
+                &[&[("doc", docx), ("new", centred)]],
+            ),
+            subtask(
+                "mail",
+                "Mail",
+                &["doc"],
+                &["img"],
+                &[
+                    &[("doc", docx), ("img", "sent a")],
+                    &[("doc", centred), ("img", "sent b")],
+                ],
+            ),
+            subtask(
+                "print",
+                "PDF Tool",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", docx), ("pdf", "/home/user/Documents/a.pdf")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("doc", Some(docx.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize], succ: &[bool]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, succ)
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        let (centre, mail_a, mail_b) = (find("centre", 0), find("mail", 0), find("mail", 1));
+        assert_eq!(
+            kinds(&[centre, mail_a], &[false, false]),
+            vec![(0, 1, PointlessKind::UnusedEdit)],
+            "the original mailed, the centred copy left behind"
+        );
+        assert!(
+            !PointlessKind::UnusedEdit.lasting(),
+            "a reader of the copy ties it up"
+        );
+        assert!(
+            kinds(&[centre, mail_b, mail_a], &[true, false, false]).is_empty(),
+            "the copy mailed too"
+        );
+        assert!(
+            kinds(&[find("print", 0), mail_a], &[false, false])
+                .iter()
+                .all(|f| f.2 != PointlessKind::UnusedEdit),
+            "a PDF printed beside the mailed document is another kind, no edited copy"
+        );
+        assert!(
+            kinds(&[centre], &[false]).is_empty(),
+            "nothing else reads a.docx"
         );
     }
 

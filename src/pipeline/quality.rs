@@ -112,6 +112,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::FiledTwice => {
                 format!("{a} and {b} both file the same file in a to-do, note or event")
             }
+            PointlessKind::UnusedEdit => {
+                format!("{a} saves a changed copy nothing uses while {b} uses the original")
+            }
         });
     }
     let artefacts = template_artefacts(high);
