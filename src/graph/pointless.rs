@@ -25,10 +25,12 @@
 //!
 //! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a print
 //!   made in the task converted again (a web page printed to PDF, the PDF
-//!   converted to a Word document), or a file only converted, then only
-//!   converted again (PDF → text → Word document): the middle format is a detour.
+//!   converted to a Word document), a file only converted, then only
+//!   converted again, or any file taken through plain text into a richer
+//!   format (PDF → text → Word document): the middle format is a detour.
 //! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
-//!   an archive that ends the task.
+//!   an archive, whatever follows: a mail or a message carries the file itself,
+//!   and zipping one document or video saves nothing.
 //! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
 //!   and something made from that same file (a deck's exported text pasted back
 //!   into the deck).
@@ -91,8 +93,8 @@ pub enum PointlessKind {
     /// the way, or any file when both only convert (a PDF saved as text, that
     /// text saved as a Word document): a detour, not a goal.
     ChainedConversion,
-    /// Node `a` packs a single file into an archive that nothing uses (`b ==
-    /// a`): a zip of one file is no deliverable unless it is sent on.
+    /// Node `a` packs a single file into an archive (`b == a`): a zip of one
+    /// file is no deliverable, and a mail or a message carries the file itself.
     LoneArchive,
     /// Node `b` combines a file with something made from that same file
     /// (through node `a`): a deck's own text pasted back into the deck.
@@ -132,7 +134,6 @@ impl PointlessKind {
             self,
             PointlessKind::UnusedResult
                 | PointlessKind::UnusedCopy
-                | PointlessKind::LoneArchive
                 | PointlessKind::TextOnlyCopy
                 | PointlessKind::UnusedEdit
         )
@@ -339,6 +340,16 @@ fn formatted_file(pool: &Pool<'_>, r: u32) -> bool {
         .is_some_and(|k| !k.file_kinds.is_empty() && !k.directory && !k.wraps)
 }
 
+/// Is resource `r` of a plain format that keeps no document property
+/// (`keeps_props = []`: plain text)?
+fn keeps_nothing(pool: &Pool<'_>, r: u32) -> bool {
+    pool.catalog()
+        .kinds
+        .get(&pool.resource(r as usize).kind)
+        .and_then(|k| k.keeps_props.as_ref())
+        .is_some_and(|keeps| keeps.is_empty())
+}
+
 /// Is resource `r` of a print format (`print` in `resources.toml`: a PDF)?
 fn is_print(pool: &Pool<'_>, r: u32) -> bool {
     let kind = &pool.resource(r as usize).kind;
@@ -449,11 +460,20 @@ fn format_shuffles(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
 fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let converted = |y: usize, r: u32| conversions(pool, y).iter().any(|&(_, o)| o == r);
     let plain = |x: usize| plain_copy(pool, x);
+    // Rich → plain text → rich: what the text dropped (layout, styles) does
+    // not come back, whatever either node adds.
+    let through_text = |y: usize, i: u32, o: u32| {
+        keeps_nothing(pool, i)
+            && !keeps_nothing(pool, o)
+            && conversions(pool, y).iter().any(|&(src, made)| {
+                made == i && formatted_file(pool, src) && !keeps_nothing(pool, src)
+            })
+    };
     let mut found = Vec::new();
     for (b, &x) in nodes.iter().enumerate() {
-        for (i, _) in conversions(pool, x) {
+        for (i, o) in conversions(pool, x) {
             for (a, &y) in nodes.iter().enumerate() {
-                let detour = is_print(pool, i) || (plain(x) && plain(y));
+                let detour = is_print(pool, i) || (plain(x) && plain(y)) || through_text(y, i, o);
                 if a != b
                     && makes(pool, y, i)
                     && converted(y, i)
@@ -576,14 +596,10 @@ fn packs_one_file(pool: &Pool<'_>, x: usize) -> bool {
 /// Does instance `x` only save a file of another kind as plain text (see
 /// [`PointlessKind::TextOnlyCopy`])?
 fn copies_as_text_only(pool: &Pool<'_>, x: usize) -> bool {
-    let plain = |r: u32| {
-        pool.catalog()
-            .kinds
-            .get(&pool.resource(r as usize).kind)
-            .and_then(|k| k.keeps_props.as_ref())
-            .is_some_and(|keeps| keeps.is_empty())
-    };
-    plain_copy(pool, x) && conversions(pool, x).iter().any(|&(_, o)| plain(o))
+    plain_copy(pool, x)
+        && conversions(pool, x)
+            .iter()
+            .any(|&(_, o)| keeps_nothing(pool, o))
 }
 
 /// Everything the nodes among `nodes` made `r` from: the resources upstream of
@@ -693,7 +709,7 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         });
     }
     for (a, &x) in nodes.iter().enumerate() {
-        if !has_successor[a] && packs_one_file(pool, x) {
+        if packs_one_file(pool, x) {
             found.push(Pointless {
                 a,
                 b: a,
@@ -1051,6 +1067,63 @@ mod tests {
     }
 
     #[test]
+    fn a_document_is_not_taken_through_plain_text() {
+        let cat = office_catalog();
+        let pdf = "/home/user/Documents/a.pdf";
+        let txt = "/home/user/Documents/a.txt";
+        let notes = "/home/user/Documents/notes.txt";
+        let subs = vec![
+            subtask(
+                "to_text",
+                "PDF Tool",
+                &["pdf"],
+                &["txt"],
+                &[&[("pdf", pdf), ("txt", txt), ("comment", "check")]],
+            ),
+            subtask(
+                "to_doc",
+                "Writer",
+                &["txt"],
+                &["doc"],
+                &[
+                    &[
+                        ("txt", txt),
+                        ("doc", "/home/user/Documents/a.docx"),
+                        ("title", "A"),
+                    ],
+                    &[
+                        ("txt", notes),
+                        ("doc", "/home/user/Documents/n.docx"),
+                        ("title", "N"),
+                    ],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("pdf", Some(pdf.into())),
+            Resource::new("txt", Some(notes.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let found = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, &[true, false][2 - nodes.len()..])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            found(&[find("to_text", 0), find("to_doc", 0)]),
+            vec![(0, 1, PointlessKind::ChainedConversion)],
+            "PDF → text → Word document loses the layout, whatever each adds"
+        );
+        assert!(
+            found(&[find("to_doc", 1)]).is_empty(),
+            "a text file of the desktop made a Word document"
+        );
+    }
+
+    #[test]
     fn a_file_changes_format_once_and_never_back() {
         let cat = office_catalog();
         let docx = "/home/user/Documents/a.docx";
@@ -1233,10 +1306,12 @@ mod tests {
             vec![(1, 1, PointlessKind::LoneArchive)],
             "one PDF zipped and left there"
         );
-        assert!(
-            kinds(&["export", "pack", "mail"], true).is_empty(),
-            "a zipped PDF sent on"
+        assert_eq!(
+            kinds(&["export", "pack", "mail"], true),
+            vec![(1, 1, PointlessKind::LoneArchive)],
+            "a mail carries the PDF itself"
         );
+        assert!(PointlessKind::LoneArchive.lasting());
         assert_eq!(
             kinds(&["convert"], true),
             vec![(0, 0, PointlessKind::TextOnlyCopy)],
@@ -1473,8 +1548,10 @@ mod tests {
             "a saved page's code formatted"
         );
         assert!(
-            kinds(&["save_page", "pack"]).is_empty(),
-            "a saved page zipped"
+            kinds(&["save_page", "pack"])
+                .iter()
+                .all(|f| f.2 == PointlessKind::LoneArchive),
+            "a saved page zipped is no prose (only a lone archive)"
         );
     }
 }

@@ -95,7 +95,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
                 format!("{b} converts again a file {a} made by converting another")
             }
             PointlessKind::LoneArchive => {
-                format!("{a} packs a single file into an archive nothing uses")
+                format!("{a} packs a single file into an archive")
             }
             PointlessKind::RoundTrip => {
                 format!("{b} combines a file with something {a} made from that same file")
@@ -582,8 +582,8 @@ mod tests {
             "{:?}",
             q.problems
         );
-        // One zip repeats nothing, but a single file zipped and left there is
-        // no deliverable either.
+        // One zip repeats nothing, but a single file zipped is no deliverable
+        // either.
         let one = task(
             &[("n0", "n1")],
             &[("n0", &subs[0]), ("n1", &subs[2])],
@@ -592,7 +592,7 @@ mod tests {
         );
         assert_eq!(
             flags_of(&one, &subs).problems,
-            vec!["n1 packs a single file into an archive nothing uses".to_string()]
+            vec!["n1 packs a single file into an archive".to_string()]
         );
     }
 
