@@ -181,6 +181,21 @@ pub struct Catalog {
     pub capabilities: Vec<Capability>,
     /// What values are about (`resources/topics.toml`; empty without the file).
     pub topics: Topics,
+    /// What the desktop's own files show, by path (`[shows]` in
+    /// `resources/desktop.toml`: the contact list shows "contacts"), for the
+    /// edits that suit some content only (an application effect's `suits`).
+    pub shows: BTreeMap<String, String>,
+}
+
+/// `resources/desktop.toml`: the records on a fresh desktop by kind, and what
+/// its files show.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DesktopFile {
+    #[serde(default)]
+    initial: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    shows: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -262,12 +277,19 @@ impl Catalog {
             }
         }
         let topics = Topics::load(&dir.join("topics.toml"))?;
+        let desktop = dir.join("desktop.toml");
+        let shows = if desktop.is_file() {
+            read_toml::<DesktopFile>(&desktop)?.shows
+        } else {
+            BTreeMap::new()
+        };
         Ok(Catalog {
             kinds: kinds.kinds,
             categories: cats.categories,
             scenarios: cats.scenarios,
             capabilities: caps.capabilities,
             topics,
+            shows,
         })
     }
 
@@ -504,13 +526,19 @@ pub fn initial_resources(
     }
     let desktop = workspace.join("resources").join("desktop.toml");
     if desktop.is_file() {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct DesktopFile {
-            #[serde(default)]
-            initial: BTreeMap<String, Vec<String>>,
-        }
         let file: DesktopFile = read_toml(&desktop)?;
+        let fixture = |p: &str| {
+            out.iter()
+                .any(|r: &Resource| r.parameter.as_deref() == Some(p))
+        };
+        if let Some(path) = file.shows.keys().find(|p| !fixture(p)) {
+            return Err(CatalogError::Invalid {
+                path: desktop.clone(),
+                message: format!(
+                    "[shows] names '{path}', which is no file under resources/fixtures"
+                ),
+            });
+        }
         for (kind, params) in file.initial {
             let spec = catalog
                 .kinds

@@ -491,20 +491,21 @@ fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> 
 /// What resource `r` shows among `nodes`, with the position of the node that
 /// declared it: what the node that made `r` declares it makes, else what that node
 /// read shows (a cropped copy of a screen capture, or the capture copied to the
-/// clipboard, is still a screen capture). `None` for what no declared content
-/// goes into (the desktop's own files).
+/// clipboard, is still a screen capture); for a file no node makes, what the
+/// desktop says it shows (`[shows]` in `desktop.toml`: a contact list), with no
+/// position. `None` for what no declared content goes into.
 fn content_in<'p>(
     pool: &'p Pool<'_>,
     nodes: &[usize],
     r: u32,
     depth: usize,
-) -> Option<(usize, &'p str)> {
-    let (k, &y) = nodes
-        .iter()
-        .enumerate()
-        .find(|&(_, &y)| makes(pool, y, r))?;
+) -> Option<(Option<usize>, &'p str)> {
+    let Some((k, &y)) = nodes.iter().enumerate().find(|&(_, &y)| makes(pool, y, r)) else {
+        let path = pool.resource(r as usize).parameter.as_deref()?;
+        return pool.catalog().shows.get(path).map(|c| (None, c.as_str()));
+    };
     if let Some(c) = pool.content(y).makes.as_deref() {
-        return Some((k, c));
+        return Some((Some(k), c));
     }
     if depth == 0 {
         return None;
@@ -527,7 +528,14 @@ fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             let Some((a, c)) = content_in(pool, nodes, i, nodes.len()) else {
                 continue;
             };
-            if a != b && !suits.iter().any(|s| s == c) && !found.contains(&(a, b)) {
+            // A desktop file's content: the edit alone is the finding (`a ==
+            // b`); a node's own content is no finding of its own edit.
+            let (a, made) = match a {
+                Some(a) => (a, true),
+                None => (b, false),
+            };
+            let other = !made || a != b;
+            if other && !suits.iter().any(|s| s == c) && !found.contains(&(a, b)) {
                 found.push((a, b));
             }
         }
@@ -1413,6 +1421,64 @@ mod tests {
         assert!(
             kinds(&[find("blur", 2)]).is_empty(),
             "a picture of the desktop blurred"
+        );
+    }
+
+    #[test]
+    fn a_desktop_file_is_edited_as_what_it_shows() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["jpg".into()];
+        let receipt = "/home/user/Pictures/receipt.jpg";
+        let beach = "/home/user/Pictures/beach.jpg";
+        cat.shows.insert(receipt.into(), "document scan".into());
+        let params = |stem: &str| -> Vec<(&'static str, String)> {
+            vec![
+                ("img", format!("/home/user/Pictures/{stem}.jpg")),
+                ("new_img", format!("/home/user/Pictures/{stem}_2.jpg")),
+            ]
+        };
+        let mut caption = subtask("caption", "Image Editor", &["img"], &["img:new_img"], &[]);
+        let mut rotate = subtask("rotate", "Image Editor", &["img"], &["img:new_img"], &[]);
+        for s in [&mut caption, &mut rotate] {
+            s.available_parameters = ["receipt", "beach"]
+                .iter()
+                .map(|stem| {
+                    params(stem)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect()
+                })
+                .collect();
+        }
+        let initial: BTreeSet<Resource> = [receipt, beach]
+            .iter()
+            .map(|p| Resource::new("img", Some(p.to_string())))
+            .collect();
+        let subs = vec![caption, rotate];
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| crate::graph::Content {
+            makes: None,
+            suits: Some(match s.id.0.as_str() {
+                "caption" => vec!["photo".into()],
+                _ => vec!["photo".into(), "document scan".into()],
+            }),
+        });
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
+            pointless(&pool, nodes, &vec![false; nodes.len()])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect()
+        };
+        assert_eq!(
+            kinds(&[find("caption", 0)]),
+            vec![(0, 0, PointlessKind::UnsuitedEdit)],
+            "a scanned receipt captioned like a photo"
+        );
+        assert!(kinds(&[find("rotate", 0)]).is_empty(), "a scan rotated");
+        assert!(
+            kinds(&[find("caption", 1)]).is_empty(),
+            "a file the desktop says nothing about suits every edit"
         );
     }
 

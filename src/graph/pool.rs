@@ -770,6 +770,7 @@ pub(crate) mod tests {
             scenarios: vec![],
             capabilities: vec![],
             topics: Default::default(),
+            shows: Default::default(),
         }
     }
 

@@ -96,6 +96,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
         scenarios: cats.scenarios,
         capabilities: caps.capabilities,
         topics: Default::default(),
+        shows: Default::default(),
     })
 }
 

@@ -1333,7 +1333,8 @@ fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
             "Here is what we talked about.",
             "Sharing this with you; let me know what you think.",
         ],
-        "caption" => &["Sunny afternoon", "Best moment of the day", "December 2026"],
+        // A caption names what the picture shows, whatever the season.
+        "caption" => &["{w}", "Best moment of the day", "{w}, 2026"],
         "title_text" => &["{w}", "{w}, December 2026", "{w} (2026)"],
         "comment" => &[
             "Please check this page",
@@ -1342,12 +1343,8 @@ fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
             "Approved",
         ],
         "tag" | "tags" => &["to review", "important", "{l}", "done"],
-        "line" => &[
-            "Updated on 26 November",
-            "Next step: review the {l}",
-            "TODO: check the {l}",
-            "See the shared folder for details",
-        ],
+        // A heading (or a word to find) names the subject, not a sentence.
+        "line" => &["{w}", "{w}: summary", "Notes on the {l}", "{w}: next steps"],
         "steps" => &[
             "Mix everything, then bake for 20 minutes",
             "Chop, fry and serve warm",
