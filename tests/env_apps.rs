@@ -287,7 +287,7 @@ fn text_editor_and_pdf_tool() {
     click(&mut d, "Open");
     dclick(&mut d, "shopping.pdf");
     assert!(holds(&d, "pdf_in_processing", None));
-    type_in(&mut d, "Comment", "Ana");
+    type_in(&mut d, "Signer", "Ana");
     click(&mut d, "Sign");
     click(&mut d, "Convert to Word");
     type_in(&mut d, "Document name", "shopping_signed{ENTER}");

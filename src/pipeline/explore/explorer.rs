@@ -1401,7 +1401,7 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     if f == "end" {
         return pick(&["20", "15", "30"]);
     }
-    if f.contains("guest") || f.contains("assignee") {
+    if f.contains("guest") || f.contains("assignee") || f.contains("signer") {
         return pick(&["Alice", "Bob", "Carol"]);
     }
     if f.contains("location") {
