@@ -803,3 +803,69 @@ fn tasks_already_in_the_dataset_count_toward_the_subtask_cap() {
         assert!(!index(t).contains(&most), "{:?}", t.nodes);
     }
 }
+
+#[test]
+fn two_tasks_never_ask_for_the_same_results_from_the_same_start() {
+    use synth::model::{ParameterSet, Subtask, SubtaskId};
+    use synth::resources::Resource;
+    // Three applications each make the value 'v' from '/in.pdf' (a blurred, a
+    // brightened, a plain copy); one application makes '/out.pdf' from it. Every
+    // two-node task then asks for '/out.pdf' from '/in.pdf'.
+    let mut syn = clash_pool(1, 0);
+    syn.subtasks.clear();
+    syn.initial
+        .insert(Resource::new("pdf", Some("/in.pdf".into())));
+    let cats = syn.catalog.categories.clone();
+    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, &str)]| Subtask {
+        id: SubtaskId(id.into()),
+        instruction_template: format!("{id} on {{pdf}}"),
+        application: format!("App {app}"),
+        category: Some(cats[app % cats.len()].clone()),
+        os: "Linux".into(),
+        available_parameters: vec![p
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<ParameterSet>()],
+        input_resources: ins.iter().map(|s| s.to_string()).collect(),
+        output_resources: outs.iter().map(|s| s.to_string()).collect(),
+        evaluation: None,
+        trajectories: vec![],
+        provenance: None,
+    };
+    for k in 1..=3 {
+        syn.subtasks.push(sub(
+            &format!("make{k}"),
+            k,
+            &["pdf"],
+            &["syn_l1"],
+            &[("pdf", "/in.pdf"), ("syn_l1", "v")],
+        ));
+    }
+    syn.subtasks.push(sub(
+        "finish",
+        9,
+        &["syn_l1"],
+        &["pdf:out_pdf"],
+        &[("syn_l1", "v"), ("out_pdf", "/out.pdf")],
+    ));
+    let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+    let s = ComposeSpec {
+        count: 3,
+        seed: 1,
+        profile: Profile::Free,
+        max_attempts: 300,
+        targets: [(Dimension::Instruction, Target::Range { min: 2, max: 2 })]
+            .into_iter()
+            .collect(),
+        ..ComposeSpec::default()
+    };
+    let out = compose(&pool, &pool.components(), &s).unwrap();
+    // Three distinct instance sets exist; one request.
+    let made: Vec<&str> = out
+        .tasks
+        .iter()
+        .map(|t| t.task_instruction.as_str())
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert!(out.shortfall().is_some());
+}

@@ -62,8 +62,9 @@
 //! from its own ChaCha stream keyed by (slot, attempt number of that slot), attempts
 //! of a round run in parallel with rayon, and results are accepted in slot order,
 //! skipping duplicates (same canonical form: the sorted instance set, i.e. the
-//! multiset of (subtask id, parameter index), which fixes the edges) and tasks that
-//! would over-use a subtask. The same seed thus gives the same tasks whatever the
+//! multiset of (subtask id, parameter index), which fixes the edges; or the same
+//! request, [`CompactTask::request`]: the same results from the same starting
+//! points) and tasks that would over-use a subtask. The same seed thus gives the same tasks whatever the
 //! thread count.
 //!
 //! # Levels per slot
@@ -85,13 +86,13 @@ use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
 use crate::graph::pointless::{pointless, shares_holder, shuffles_with};
-use crate::graph::pool::{intersects, Pool, Scope};
+use crate::graph::pool::{intersects, Instance, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
     ComposeSpec, Ranges, Target, BRA, DEP, HIE, INS, KNO,
 };
 use crate::model::{Complexity, Composition, Dag, Dimension, Task, TaskId, TaskNode};
-use crate::resources::Catalog;
+use crate::resources::{Catalog, Resource};
 use crate::topics::TopicSet;
 
 /// Slots processed per chunk (fixed, so results do not depend on thread count).
@@ -171,6 +172,42 @@ impl CompactTask {
         let mut v = self.instances.clone();
         v.sort_unstable();
         v
+    }
+
+    /// What the task asks for, as a person reads its request: the results it
+    /// leaves (outputs with a value no node of it uses) and what it starts from
+    /// (inputs with a value no node of it makes), each sorted. Two tasks with the
+    /// same request are one task to a reader even when their middle steps
+    /// differ (the same slide exported after a blurred, a brightened or a plain
+    /// copy of the picture).
+    pub fn request(&self, pool: &Pool<'_>) -> (Vec<Resource>, Vec<Resource>) {
+        let nodes: Vec<&Instance> = self
+            .instances
+            .iter()
+            .map(|&i| pool.instance(i as usize))
+            .collect();
+        let valued = |r: &&Resource| r.parameter.is_some();
+        let made: HashSet<&Resource> = nodes.iter().flat_map(|n| &n.outputs).collect();
+        let used: HashSet<&Resource> = nodes.iter().flat_map(|n| &n.inputs).collect();
+        let mut results: Vec<Resource> = nodes
+            .iter()
+            .flat_map(|n| &n.outputs)
+            .filter(valued)
+            .filter(|r| !used.contains(r))
+            .cloned()
+            .collect();
+        let mut sources: Vec<Resource> = nodes
+            .iter()
+            .flat_map(|n| &n.inputs)
+            .filter(valued)
+            .filter(|r| !made.contains(r))
+            .cloned()
+            .collect();
+        results.sort();
+        results.dedup();
+        sources.sort();
+        sources.dedup();
+        (results, sources)
     }
 
     /// The deterministic task id: UUID v5 of the canonical form written with subtask
@@ -455,6 +492,9 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
     };
     let mut stats = vec![[(0usize, 0usize); 5]; plan.combos.len()];
     let mut seen: HashSet<Vec<u32>> = HashSet::new();
+    // The requests of the tasks accepted: a second task asking for the same
+    // results from the same starting points is a duplicate too.
+    let mut requests: HashSet<(Vec<Resource>, Vec<Resource>)> = HashSet::new();
     let mut usage = Usage::new(pool, spec);
     usage.seed(prior);
     let mut attempts = 0usize;
@@ -490,12 +530,14 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
                 }
                 if let Some(task) = res.task {
                     let key = task.canonical();
-                    if seen.contains(&key) {
+                    let request = task.request(pool);
+                    if seen.contains(&key) || requests.contains(&request) {
                         duplicates += 1;
                     } else if usage.overuses(pool, &task.instances, s.tries) {
                         // Over the subtask cap given what earlier slots took: retry.
                     } else {
                         seen.insert(key);
+                        requests.insert(request);
                         usage.add(pool, &task.instances);
                         done[s.slot - chunk_start] = Some(task);
                         continue;
@@ -557,7 +599,7 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
                 t.target, t.reached, t.attempts, t.condition
             ),
             _ => format!(
-                "distinct tasks: {duplicates} of {attempts} attempts repeated a task already made (the scopes hold too few distinct graphs)"
+                "distinct tasks: {duplicates} of {attempts} attempts repeated a task already made: its nodes, or its results from the same starting points (the scopes hold too few distinct requests)"
             ),
         };
         Shortfall {
