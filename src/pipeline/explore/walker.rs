@@ -769,6 +769,14 @@ impl Shown<'_> {
     }
 }
 
+/// Whether the window in front shows the top-level menu `menu` (a document
+/// window does; a question asked over it does not).
+fn shows_menu(obs: &Observation, menu: &str) -> bool {
+    obs.controls
+        .iter()
+        .any(|c| c.control_type == "MenuItem" && c.control_text == menu)
+}
+
 /// Whether two window titles name the same window: an editor marks a changed
 /// document with a `*` in its title, which is no new window.
 fn same_window(a: &str, b: &str) -> bool {
@@ -931,6 +939,17 @@ fn open_input<'e>(
         if !rec.type_path(&input.path, &format!("I type the path to {goal}."))? {
             return Ok(None);
         }
+        // An application may ask how to read the file before it shows it
+        // (LibreOffice's "Text Import" for a CSV): a window in front without
+        // the menu the file was opened from is such a question, and Enter
+        // takes its default answer.
+        if !shows_menu(&rec.last, &open.menu) {
+            let question = rec.last.window_title.clone();
+            rec.step(
+                keys("{ENTER}"),
+                &format!("'{question}' asks how to open the file; Enter takes its default answer."),
+            )?;
+        }
     }
     Ok(Some(rec))
 }
@@ -948,7 +967,9 @@ fn try_candidate(
     let before: BTreeSet<String> = files(rec.env);
     if let Some(line) = a.line {
         rec.step(
-            keys(&format!("^{{END}}{{ENTER}}{line}")),
+            // The closing Enter ends the line: a spreadsheet keeps a typed
+            // cell in edit mode, and out of its saved file, until then.
+            keys(&format!("^{{END}}{{ENTER}}{line}{{ENTER}}")),
             &format!("I go to the end of the document and add the line '{line}'."),
         )?;
     }
@@ -1376,6 +1397,38 @@ mod tests {
             Some("Select All…")
         );
         assert_eq!(WalkRules::find(&rules.open_items, &menus), None);
+    }
+
+    #[test]
+    fn a_window_without_the_open_menu_is_a_question() {
+        let obs = |title: &str, controls: &[(&str, &str)]| Observation {
+            window_title: title.into(),
+            controls: controls
+                .iter()
+                .map(|(kind, text)| ControlInfo {
+                    label: "1".into(),
+                    control_text: (*text).into(),
+                    control_type: (*kind).into(),
+                    parent_control_text: String::new(),
+                    parent_control_type: "Window".into(),
+                    rect: [0; 4],
+                })
+                .collect(),
+            feedback: None,
+            scene: Default::default(),
+            captured: None,
+        };
+        let document = obs(
+            "stock.csv - LibreOffice Calc",
+            &[("MenuItem", "File"), ("MenuItem", "Edit")],
+        );
+        let import = obs(
+            "Text Import - [stock.csv]",
+            &[("Button", "OK"), ("CheckBox", "File")],
+        );
+        assert!(shows_menu(&document, "File"));
+        assert!(!shows_menu(&import, "File"));
+        assert!(!shows_menu(&document, "Archive"));
     }
 
     #[test]
