@@ -99,6 +99,12 @@ pub struct KindSpec {
     /// ([`crate::graph::PointlessKind::FiledTwice`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tracker: bool,
+    /// What a file of this kind becomes inside a document it is inserted into,
+    /// when that is not text: a document property ("picture"). The document's
+    /// kinds keep it or not (`keeps_props`), and a copy of the document's text
+    /// leaves it behind (a picture inserted and then only the text copied on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inserted_as: Option<String>,
 }
 
 impl KindSpec {

@@ -411,6 +411,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                inserted_as: None,
             },
         );
     }

@@ -219,6 +219,7 @@ mod tests {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                inserted_as: None,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

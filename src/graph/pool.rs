@@ -761,6 +761,7 @@ pub(crate) mod tests {
                     rendered_by: vec![],
                     print: false,
                     tracker: false,
+                    inserted_as: None,
                 },
             );
         }

@@ -87,6 +87,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                inserted_as: None,
             },
         );
     }

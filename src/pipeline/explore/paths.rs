@@ -719,11 +719,17 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
             .iter()
             .flat_map(|e| e.op.pasted_kinds())
             .collect::<Vec<_>>();
-        let content = c.click.iter().any(|e| {
-            matches!(
-                e.op,
-                Op::AppendDoc { .. } | Op::InsertFile { .. } | Op::Paste { .. }
-            )
+        // A file inserted as something other than text (a picture) is a
+        // property of the document, not its text: a plain format or a copy of
+        // the text leaves it behind.
+        let inserted_as = reads
+            .as_ref()
+            .and_then(|k| catalog.kinds.get(k))
+            .and_then(|k| k.inserted_as.clone());
+        let content = c.click.iter().any(|e| match e.op {
+            Op::AppendDoc { .. } | Op::Paste { .. } => true,
+            Op::InsertFile { .. } => inserted_as.is_none(),
+            _ => false,
         });
         let edits = c
             .click
@@ -749,6 +755,7 @@ fn modifiers(app: &AppSpec, catalog: &Catalog, doc_screen: Option<&str>) -> Vec<
                 Op::SetProp { prop, .. } => Some(prop.clone()),
                 _ => None,
             })
+            .chain(inserted_as)
             .collect();
         if pasted.is_empty() {
             out.push(Modifier {
@@ -2215,6 +2222,35 @@ mod tests {
         assert!(!ps
             .iter()
             .any(|p| p.pastes.is_some() && p.produces.iter().any(|k| on_clipboard(&c, k))));
+    }
+
+    #[test]
+    fn a_picture_is_inserted_only_where_it_is_kept() {
+        let (d, c) = setup();
+        let ps = plans(&d.app("Writer").unwrap().spec, &c);
+        let inserts: Vec<&Plan> = ps
+            .iter()
+            .filter(|p| p.slot("other_img_path").is_some())
+            .collect();
+        let names = |v: &[&Plan]| v.iter().map(|p| p.base_template()).collect::<Vec<_>>();
+        // Saved as a Word document or exported as PDF: the picture is kept.
+        assert!(
+            inserts.iter().any(|p| p.slot("pdf_path").is_some()),
+            "{:#?}",
+            names(&inserts)
+        );
+        // Not before copying the text, nor saved as plain text.
+        let lost: Vec<&Plan> = inserts
+            .iter()
+            .copied()
+            .filter(|p| {
+                p.produces.iter().any(|k| on_clipboard(&c, k))
+                    || p.slots.iter().any(|s| {
+                        matches!(&s.role, SlotRole::OutputPath { kind, .. } if kind == "txt_path")
+                    })
+            })
+            .collect();
+        assert!(lost.is_empty(), "{:#?}", names(&lost));
     }
 
     #[test]
