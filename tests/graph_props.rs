@@ -656,16 +656,17 @@ fn a_free_request_spreads_over_subtasks_and_applications() {
     assert!(d.application_share() >= 0.8, "{d}");
 }
 
-/// A pool where one subtask makes a file that six applications read, each
-/// reader's result read again by a follow-up, among unrelated chains: random
-/// growth from a drawn root mostly walks the chains.
-fn hub_pool() -> SyntheticPool {
+/// A subtask of application `App <app>` with one parameter set `p`.
+fn one_set_subtask(
+    cats: &[String],
+    id: &str,
+    app: usize,
+    ins: &[&str],
+    outs: &[&str],
+    p: &[(&str, String)],
+) -> synth::model::Subtask {
     use synth::model::{ParameterSet, Subtask, SubtaskId};
-    use synth::resources::Resource;
-    let mut syn = clash_pool(1, 0);
-    syn.subtasks.clear();
-    let cats = syn.catalog.categories.clone();
-    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, String)]| Subtask {
+    Subtask {
         id: SubtaskId(id.into()),
         instruction_template: format!("{id} on {{pdf}}"),
         application: format!("App {app}"),
@@ -680,6 +681,19 @@ fn hub_pool() -> SyntheticPool {
         evaluation: None,
         trajectories: vec![],
         provenance: None,
+    }
+}
+
+/// A pool where one subtask makes a file that six applications read, each
+/// reader's result read again by a follow-up, among unrelated chains: random
+/// growth from a drawn root mostly walks the chains.
+fn hub_pool() -> SyntheticPool {
+    use synth::resources::Resource;
+    let mut syn = clash_pool(1, 0);
+    syn.subtasks.clear();
+    let cats = syn.catalog.categories.clone();
+    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, String)]| {
+        one_set_subtask(&cats, id, app, ins, outs, p)
     };
     // Written from scratch (a conversion read again would be a chained one).
     syn.subtasks.push(sub(
@@ -807,7 +821,6 @@ fn tasks_already_in_the_dataset_count_toward_the_subtask_cap() {
 
 #[test]
 fn two_tasks_never_ask_for_the_same_results_from_the_same_start() {
-    use synth::model::{ParameterSet, Subtask, SubtaskId};
     use synth::resources::Resource;
     // Three applications each make the value 'v' from '/in.pdf' (a blurred, a
     // brightened, a plain copy); one application makes '/out.pdf' from it. Every
@@ -817,21 +830,9 @@ fn two_tasks_never_ask_for_the_same_results_from_the_same_start() {
     syn.initial
         .insert(Resource::new("pdf", Some("/in.pdf".into())));
     let cats = syn.catalog.categories.clone();
-    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, &str)]| Subtask {
-        id: SubtaskId(id.into()),
-        instruction_template: format!("{id} on {{pdf}}"),
-        application: format!("App {app}"),
-        category: Some(cats[app % cats.len()].clone()),
-        os: "Linux".into(),
-        available_parameters: vec![p
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<ParameterSet>()],
-        input_resources: ins.iter().map(|s| s.to_string()).collect(),
-        output_resources: outs.iter().map(|s| s.to_string()).collect(),
-        evaluation: None,
-        trajectories: vec![],
-        provenance: None,
+    let sub = |id: &str, app: usize, ins: &[&str], outs: &[&str], p: &[(&str, &str)]| {
+        let p: Vec<(&str, String)> = p.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        one_set_subtask(&cats, id, app, ins, outs, &p)
     };
     for k in 1..=3 {
         syn.subtasks.push(sub(

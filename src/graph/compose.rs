@@ -186,27 +186,23 @@ impl CompactTask {
             .iter()
             .map(|&i| pool.instance(i as usize))
             .collect();
-        let valued = |r: &&Resource| r.parameter.is_some();
-        let made: HashSet<&Resource> = nodes.iter().flat_map(|n| &n.outputs).collect();
-        let used: HashSet<&Resource> = nodes.iter().flat_map(|n| &n.inputs).collect();
-        let mut results: Vec<Resource> = nodes
-            .iter()
-            .flat_map(|n| &n.outputs)
-            .filter(valued)
-            .filter(|r| !used.contains(r))
-            .cloned()
-            .collect();
-        let mut sources: Vec<Resource> = nodes
-            .iter()
-            .flat_map(|n| &n.inputs)
-            .filter(valued)
-            .filter(|r| !made.contains(r))
-            .cloned()
-            .collect();
-        results.sort();
-        results.dedup();
-        sources.sort();
-        sources.dedup();
+        // The valued resources on one side of the nodes that the other side
+        // does not hold, sorted, without repeats.
+        let unmatched = |side: fn(&Instance) -> &[Resource],
+                         other: fn(&Instance) -> &[Resource]| {
+            let held: HashSet<&Resource> = nodes.iter().flat_map(|n| other(n)).collect();
+            let mut v: Vec<Resource> = nodes
+                .iter()
+                .flat_map(|n| side(n))
+                .filter(|r| r.parameter.is_some() && !held.contains(r))
+                .cloned()
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let results = unmatched(|n| &n.outputs, |n| &n.inputs);
+        let sources = unmatched(|n| &n.inputs, |n| &n.outputs);
         (results, sources)
     }
 
