@@ -71,10 +71,12 @@ impl ControlType {
 /// Two optional words say what content the effect makes or suits, for the
 /// composer ([`content_of`]): `shows` names what a file or image the effect
 /// makes shows (`"screen capture"` for Screenshot Tool's captures), and
-/// `suits` lists the contents the effect makes sense on (rotating, blurring or
-/// captioning suits a `"photo"`, not a capture of the screen). An edit with
-/// `suits` is never applied to something made showing content it does not
-/// list; a file of no declared content (the desktop's own pictures) suits it.
+/// `suits` lists the contents the effect makes sense on (rotating or
+/// captioning suits a `"photo"`, not a capture of the screen; blurring suits a
+/// capture, whose private details it hides, not a photo). An edit with `suits`
+/// is never applied to something showing content it does not list (made by a
+/// node, or declared in `desktop.toml`'s `[shows]`); a file of no declared
+/// content suits it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]

@@ -49,9 +49,14 @@
 //!   another node of the task uses the original: the work on the copy is lost
 //!   on the way.
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
-//!   file's source (a web page's HTML, `rendered_by` in `resources.toml`)
+//!   file's source (a web page's HTML, a table's CSV: `rendered_by` in `resources.toml`)
 //!   copied as text or made into another kind of file (a PDF printed from the
 //!   source) in an application that does not render it.
+//!
+//! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
+//!   only converted to a format that is no print (a script saved as .txt, an
+//!   invoice PDF made a Word document) so that a mail, a to-do or a message
+//!   carries it: it could carry the original.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -122,6 +127,12 @@ pub enum PointlessKind {
     /// un-centred document and the centred one is left behind. A node reading
     /// the copy ties it up.
     UnusedEdit,
+    /// Node `a` only converts a file to a format that is no print (a script
+    /// saved as .txt, an invoice PDF made a Word document), and node `b` only
+    /// carries the converted file on (attaches it to a mail, a to-do or a
+    /// message, making no file): the record could carry the original. A node
+    /// that works on the converted file ties it up.
+    ConvertedToCarry,
 }
 
 impl PointlessKind {
@@ -136,6 +147,7 @@ impl PointlessKind {
                 | PointlessKind::UnusedCopy
                 | PointlessKind::TextOnlyCopy
                 | PointlessKind::UnusedEdit
+                | PointlessKind::ConvertedToCarry
         )
     }
 }
@@ -288,6 +300,47 @@ fn unused_edits(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec
             }
         }
     }
+    found
+}
+
+/// Does instance `y` only carry what it reads: it makes records (a mail sent,
+/// a to-do) and no file, nor anything that vanishes (an open document, the
+/// clipboard)?
+fn only_carries(pool: &Pool<'_>, y: usize) -> bool {
+    let outputs = &pool.slim[y].outputs;
+    !outputs.is_empty()
+        && outputs.iter().all(|&r| {
+            let kind = &pool.resource(r as usize).kind;
+            pool.catalog()
+                .kinds
+                .get(kind)
+                .is_some_and(|k| k.parameter && !k.is_path())
+        })
+}
+
+/// (a, b) pairs where node `a` only converts a file to a format that is no
+/// print and every node reading the converted file, node `b` among them, only
+/// carries it on (see [`PointlessKind::ConvertedToCarry`]).
+fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (a, &x) in nodes.iter().enumerate() {
+        if !plain_copy(pool, x) {
+            continue;
+        }
+        for (_, o) in conversions(pool, x) {
+            if is_print(pool, o) {
+                continue;
+            }
+            let readers: Vec<usize> = (0..nodes.len())
+                .filter(|&b| b != a && pool.slim[nodes[b]].inputs.binary_search(&o).is_ok())
+                .collect();
+            if readers.iter().all(|&b| only_carries(pool, nodes[b])) {
+                found.extend(readers.into_iter().map(|b| (a, b)));
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
     found
 }
 
@@ -750,6 +803,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
+    for (a, b) in converted_to_carry(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::ConvertedToCarry,
+        });
+    }
     for (a, b) in unused_edits(pool, nodes, has_successor) {
         found.push(Pointless {
             a,
@@ -930,6 +990,15 @@ mod tests {
 
     /// The tiny catalogue with "doc" a Word document and file kinds "pdf",
     /// "txt" and "zip" (an archive, `wraps`).
+    /// The findings among `nodes` when every node has a successor, as
+    /// (a, b, kind).
+    fn findings(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize, PointlessKind)> {
+        pointless(pool, nodes, &vec![true; nodes.len()])
+            .into_iter()
+            .map(|p| (p.a, p.b, p.kind))
+            .collect()
+    }
+
     fn office_catalog() -> crate::resources::Catalog {
         let mut cat = tiny_catalog();
         cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["docx".into()];
@@ -987,12 +1056,7 @@ mod tests {
         .into();
         let pool = Pool::new(&cat, &subs, &initial).unwrap();
         let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
-        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
-            pointless(&pool, nodes, &vec![true; nodes.len()])
-                .into_iter()
-                .map(|p| (p.a, p.b, p.kind))
-                .collect()
-        };
+        let kinds = |nodes: &[usize]| findings(&pool, nodes);
         assert_eq!(
             kinds(&[find("task", 0), find("note", 0)]),
             vec![(0, 1, PointlessKind::FiledTwice)],
@@ -1005,6 +1069,70 @@ mod tests {
         assert!(
             kinds(&[find("task", 0), find("mail", 0)]).is_empty(),
             "filed and mailed"
+        );
+    }
+
+    #[test]
+    fn a_file_is_not_converted_only_to_be_carried() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("pdf").unwrap().print = true;
+        let docx = "/home/user/Documents/a.docx";
+        let txt = "/home/user/Documents/a.txt";
+        let pdf = "/home/user/Documents/a.pdf";
+        let subs = vec![
+            subtask(
+                "convert",
+                "Writer",
+                &["doc"],
+                &["txt"],
+                &[&[("doc", docx), ("txt", txt)]],
+            ),
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", docx), ("pdf", pdf)]],
+            ),
+            // `img` stands for a record here: a mail sent.
+            subtask(
+                "mail_txt",
+                "Mail",
+                &["txt"],
+                &["img"],
+                &[&[("txt", txt), ("img", "sent a")]],
+            ),
+            subtask(
+                "mail_pdf",
+                "Mail",
+                &["pdf"],
+                &["img"],
+                &[&[("pdf", pdf), ("img", "sent b")]],
+            ),
+            subtask(
+                "edit",
+                "Text Editor",
+                &["txt"],
+                &["txt:new_txt"],
+                &[&[("txt", txt), ("new_txt", "/home/user/Documents/b.txt")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("doc", Some(docx.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let kinds = |nodes: &[usize]| findings(&pool, nodes);
+        assert_eq!(
+            kinds(&[find("convert"), find("mail_txt")]),
+            vec![(0, 1, PointlessKind::ConvertedToCarry)],
+            "the mail could carry a.docx"
+        );
+        assert!(
+            kinds(&[find("export"), find("mail_pdf")]).is_empty(),
+            "a print is made to be sent"
+        );
+        assert!(
+            kinds(&[find("convert"), find("mail_txt"), find("edit")]).is_empty(),
+            "the text is worked on as well"
         );
     }
 
@@ -1228,12 +1356,7 @@ mod tests {
         let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
         let (copy_a, copy_b) = (find("copy", 0), find("copy", 1));
         let (mail, paste, shell) = (find("mail", 0), find("paste", 0), find("shell", 0));
-        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
-            pointless(&pool, nodes, &vec![true; nodes.len()])
-                .into_iter()
-                .map(|p| (p.a, p.b, p.kind))
-                .collect()
-        };
+        let kinds = |nodes: &[usize]| findings(&pool, nodes);
         assert_eq!(
             kinds(&[copy_a, mail]),
             vec![(0, 1, PointlessKind::UnrelatedPaste)],
@@ -1397,12 +1520,7 @@ mod tests {
             _ => crate::graph::Content::default(),
         });
         let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
-        let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {
-            pointless(&pool, nodes, &vec![true; nodes.len()])
-                .into_iter()
-                .map(|p| (p.a, p.b, p.kind))
-                .collect()
-        };
+        let kinds = |nodes: &[usize]| findings(&pool, nodes);
         let capture = find("capture", 0);
         assert_eq!(
             kinds(&[capture, find("blur", 0)]),
