@@ -15,10 +15,11 @@ use sha2::{Digest, Sha256};
 
 use super::paths::{self, Plan, SlotRole, Step};
 use crate::env::sim::{vfs, Clipboard, SimDesktop};
-use crate::env::spec::COLLECTIONS;
+use crate::env::spec::{Op, COLLECTIONS};
 use crate::llm::{ExploreRequest, KnownResource, LlmError, OfflineRole, Outcome, SubtaskProposal};
 use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
+use crate::topics::Topics;
 
 /// Parameter sets tried per proposal.
 const SETS_PER_SUBTASK: usize = 9;
@@ -182,17 +183,19 @@ impl OfflineExplorer {
             rotate(&mut initial, h >> 7);
             initial.sort_by_key(|p| used_inputs.get(p).copied().unwrap_or(0));
             // One initial input first (so a fresh desktop can verify the subtask),
-            // then the kind's first hub (fan-outs), then the least read output of
-            // another subtask (chains that reach everything made), the second
-            // hub, then the rest.
+            // then the kind's hubs (fan-outs) alternating with the least read
+            // outputs of other subtasks (chains that reach everything made),
+            // then the other initial inputs, then the rest.
             let mut list = Vec::new();
             let mut hi = hubs.into_iter();
             let mut fi = made.into_iter();
             let mut ii = initial.into_iter();
             list.extend(ii.next());
-            list.extend(hi.next());
-            list.extend(fi.next());
-            list.extend(hi.next());
+            for _ in 0..MADE_FIRST {
+                list.extend(hi.next());
+                list.extend(fi.next());
+            }
+            list.extend(hi);
             list.extend(ii);
             list.extend(fi);
             if list.is_empty() {
@@ -214,25 +217,35 @@ impl OfflineExplorer {
             attempt += 1;
             let mut values = ParameterSet::new();
             let mut ok = true;
-            for s in &plan.slots {
-                if let Some(c) = cands.get(&s.name) {
-                    // Inputs keep to the topic of those already picked (a holiday
-                    // photo is not inserted into a code review).
-                    let c = &self.same_topic_first(c, &values);
-                    // Two inputs of one kind (a file and the file to append) take
-                    // different candidates.
-                    let skip = c[i.min(c.len())..]
-                        .iter()
-                        .take_while(|v| values.values().any(|x| x == *v))
-                        .count();
-                    match c.get(i + skip) {
-                        Some(v) => {
-                            values.insert(s.name.clone(), v.clone());
-                        }
-                        None => {
-                            ok = false;
-                            break;
-                        }
+            for (k, s) in input_slots_files_first(plan).into_iter().enumerate() {
+                let Some(c) = cands.get(&s.name) else {
+                    continue;
+                };
+                // Inputs keep to the topic of those already picked (a holiday
+                // photo is not inserted into a code review).
+                let c = self.same_topic_first(c, &values);
+                // Two inputs of one kind (a file and the file to append) take
+                // different candidates.
+                let free: Vec<&String> = c
+                    .iter()
+                    .filter(|v| !values.values().any(|x| x == *v))
+                    .collect();
+                // The first input walks its candidates set by set; a later one
+                // (the contact a file is mailed to) cycles over those that fit
+                // the first one's topic, so every file made gets its reader.
+                let pick = if k == 0 {
+                    free.get(i).copied()
+                } else {
+                    let fitting = self.fitting(&free, &values);
+                    (fitting > 0).then(|| free[i % fitting])
+                };
+                match pick {
+                    Some(v) => {
+                        values.insert(s.name.clone(), v.clone());
+                    }
+                    None => {
+                        ok = false;
+                        break;
                     }
                 }
             }
@@ -261,6 +274,9 @@ impl OfflineExplorer {
             if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
                 continue;
             }
+            if self.renames_text(plan, &values) {
+                continue;
+            }
             let stem = plan
                 .slots
                 .iter()
@@ -276,6 +292,7 @@ impl OfflineExplorer {
                         _ => None,
                     })
                 })
+                .or_else(|| self.shown_stem(plan))
                 .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
             // A new file must not take the name of a file the subtask reads.
             let mut avoid = local_taken.clone();
@@ -286,6 +303,8 @@ impl OfflineExplorer {
                 }
                 _ => None,
             });
+            // Every name of a record kind is taken (no "Review the plan 2").
+            let mut spent = false;
             for s in &plan.slots {
                 if values.contains_key(&s.name) {
                     continue;
@@ -314,7 +333,15 @@ impl OfflineExplorer {
                         };
                         output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid)
                     }
-                    SlotRole::OutputRecord { kind } => output_record(kind, &stem, i, &local_taken),
+                    SlotRole::OutputRecord { kind } => {
+                        match output_record(kind, &stem, i, &local_taken) {
+                            Some(v) => v,
+                            None => {
+                                spent = true;
+                                break;
+                            }
+                        }
+                    }
                     // A command whose output is copied must print something (a
                     // redirect into a file leaves nothing to copy).
                     SlotRole::Text { field }
@@ -326,10 +353,22 @@ impl OfflineExplorer {
                     {
                         print_command(known, hs + i)
                     }
+                    // One whose output is a file makes a file about the subject.
+                    SlotRole::Text { field } if field == "command" => {
+                        file_command(known, &self.catalog.topics, &stem, hs + i)
+                    }
+                    // A contact's name is that of the person whose address it is.
+                    SlotRole::Text { field } if names_a_person(field) => values
+                        .values()
+                        .find_map(|v| person_of_address(v))
+                        .unwrap_or_else(|| text_value(field, &stem, hs + i)),
                     SlotRole::Text { field } => text_value(field, &stem, hs + i),
                     SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
                 };
                 values.insert(s.name.clone(), v);
+            }
+            if spent {
+                continue;
             }
             disambiguate_free_texts(plan, &mut values, hs + i);
             // Each set runs on a desktop with only the files and records it reads:
@@ -497,23 +536,76 @@ impl OfflineExplorer {
         ))
     }
 
-    /// `candidates` reordered so that values of the topics already in `values` (or
-    /// of no topic) come first; unchanged while `values` has no topic.
+    /// Does the set save a text file it reads (a script, a Markdown file, a
+    /// CSV) as a .txt ('analysis.py' as 'analysis.txt')? That
+    /// changes nothing a reader sees: a mail or a to-do carries the script
+    /// itself, and an editor edits it as it is.
+    fn renames_text(&self, plan: &Plan, values: &ParameterSet) -> bool {
+        let read: Vec<String> = plan
+            .slots
+            .iter()
+            .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+            .filter_map(|s| values.get(&s.name))
+            .map(|v| vfs::extension(v))
+            .filter(|e| TEXT_EXTENSIONS.contains(&e.as_str()))
+            .collect();
+        plan.slots.iter().any(|s| match &s.role {
+            SlotRole::OutputPath { kind, .. } => {
+                let plain = self
+                    .catalog
+                    .kinds
+                    .get(kind)
+                    .and_then(|k| k.keeps_props.as_ref())
+                    .is_some_and(Vec::is_empty);
+                let ext = values.get(&s.name).map(|v| vfs::extension(v));
+                plain && ext.is_some_and(|e| e == "txt" && read.iter().any(|r| *r != e))
+            }
+            _ => false,
+        })
+    }
+
+    /// The stem of a file taken from the screen whose content the producing
+    /// effect declares (`shows = "screen capture"` gives 'screen_capture'): a
+    /// screenshot taken with no
+    /// input shows the screen, not a subject, and named after one
+    /// ('home_budget.png') it would be put where that subject's files go.
+    fn shown_stem(&self, plan: &Plan) -> Option<String> {
+        let app = self.desktop.app(&plan.app)?;
+        crate::env::spec::effects_of(&app.spec)
+            .into_iter()
+            .filter(|(screen, control, _, _)| *screen == plan.screen && *control == plan.producer)
+            .filter(|(_, _, _, e)| matches!(e.op, Op::Capture { .. } | Op::Record { .. }))
+            .find_map(|(_, _, _, e)| e.shows.as_deref())
+            .map(|shown| shown.replace(' ', "_"))
+    }
+
+    /// Does `v` keep the values in `values` to one topic, as the set check in
+    /// [`Self::try_plan`] counts them ([`crate::topics::Topics::of`], where a
+    /// file of no topic counts as a topic of its own)?
+    fn fits_topic(&self, v: &str, values: &ParameterSet) -> bool {
+        let all = values.values().map(String::as_str).chain([v]);
+        self.catalog.topics.of(all).len() <= 1
+    }
+
+    /// `candidates` reordered so that those that keep `values` to one topic
+    /// ([`Self::fits_topic`]) come first, the order otherwise kept: the order
+    /// never offers first a value the set check then throws away.
     fn same_topic_first(&self, candidates: &[String], values: &ParameterSet) -> Vec<String> {
-        let topics = &self.catalog.topics;
-        let have = topics.of(values.values().map(String::as_str));
-        if have.is_empty() {
-            return candidates.to_vec();
-        }
-        let fits = |v: &String| {
-            topics
-                .topic_of(v)
-                .is_none_or(|t| have.iter().any(|h| h == t))
-        };
-        let (mut first, rest): (Vec<String>, Vec<String>) =
-            candidates.iter().cloned().partition(fits);
+        let (mut first, rest): (Vec<String>, Vec<String>) = candidates
+            .iter()
+            .cloned()
+            .partition(|v| self.fits_topic(v, values));
         first.extend(rest);
         first
+    }
+
+    /// How many of `candidates` (ordered by [`Self::same_topic_first`]) keep
+    /// `values` to one topic.
+    fn fitting(&self, candidates: &[&String], values: &ParameterSet) -> usize {
+        candidates
+            .iter()
+            .take_while(|v| self.fits_topic(v, values))
+            .count()
     }
 
     /// `candidates` in rounds over their topics (the order within a topic kept,
@@ -776,6 +868,28 @@ fn hash64(s: &str) -> u64 {
 /// How many made files of a kind every application that reads the kind is
 /// offered: enough that a task can fan out from more than one of them.
 const HUBS_PER_KIND: usize = 2;
+
+/// How many rounds of (hub, other made file) an input slot offers before the
+/// desktop's other files.
+const MADE_FIRST: usize = 3;
+
+/// The input slots of `plan`, files before records: the file a subtask reads
+/// (the photo, the report) sets the topic and the record (the contact it is
+/// sent to) follows it, so what is made finds its readers.
+fn input_slots_files_first(plan: &Plan) -> Vec<&paths::Slot> {
+    let mut slots: Vec<&paths::Slot> = plan
+        .slots
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.role,
+                SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
+            )
+        })
+        .collect();
+    slots.sort_by_key(|s| !matches!(s.role, SlotRole::InputPath { .. }));
+    slots
+}
 
 /// The made files of one kind an input slot may read, split into the kind's
 /// hubs and the rest. The hubs are the files most applications already read
@@ -1131,6 +1245,14 @@ fn output_path(
         }
     };
     let first = tags.first().map(String::as_str).unwrap_or("copy");
+    // 'screenshot_1.png' beside 'Screenshot-1.png' is taken too: the two are
+    // told apart by case and a dash only.
+    let loose = |p: &str| p.to_lowercase().replace('-', "_");
+    let taken_loosely: BTreeSet<String> = taken
+        .iter()
+        .filter(|t| t.starts_with(&dir))
+        .map(|t| loose(t))
+        .collect();
     std::iter::once(String::new())
         .chain(tags.iter().map(|t| format!("_{t}")))
         .chain(
@@ -1140,11 +1262,14 @@ fn output_path(
                 .map(|t| format!("_{t}")),
         )
         .map(|suffix| path(&suffix))
-        .find(|p| !taken.contains(p))
+        .find(|p| !taken.contains(p) && !taken_loosely.contains(&loose(p)))
         .unwrap_or_else(|| unique(|n| path(&format!("_{first}_{}", n + 2)), taken))
 }
 
-fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> String {
+/// The name of a new record of `kind` about `stem`, the `i`-th form first;
+/// `None` when every form is taken: a counter ("Review the plan 2") is a
+/// template's mark, not a title a person gives.
+fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> Option<String> {
     let words = words_of(stem);
     let forms: &[&str] = match kind {
         "todo_item" => &[
@@ -1191,12 +1316,9 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
         ],
         "email_sent" => &[
             "{w}",
-            "About {w}",
             "{w} update",
-            "{w} for you",
             "{w} for review",
             "Sharing {w}",
-            "Re: {w}",
             "{w}, as promised",
             "Latest {w}",
             "Quick look at {w}",
@@ -1211,13 +1333,15 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
             "{w} refund",
             "{w} payment",
         ],
+        // A recipe is a dish whatever the subject it was started from ("Book
+        // club soup" is no dish), so its name is about cooking.
         "recipe_name" => &[
-            "{w} bowl",
-            "{w} salad",
-            "{w} stew",
-            "{w} soup",
-            "{w} pie",
-            "{w} bake",
+            "Lentil soup",
+            "Red lentil curry",
+            "Buckwheat pancakes",
+            "Lentil salad",
+            "Savoury pancakes",
+            "Pancakes for two",
         ],
         "playlist_name" => &[
             "{w} mix",
@@ -1227,10 +1351,16 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
             "{w} sounds",
             "{w} picks",
         ],
+        // A new contact is a person, whatever the work it is added for.
         "email_address" => &[
-            "{s}@example.org",
-            "{s}.team@example.org",
-            "{s}.info@example.org",
+            "maria.santos@example.org",
+            "tom.becker@example.org",
+            "priya.nair@example.org",
+            "jonas.berg@example.org",
+            "lena.fischer@example.org",
+            "omar.haddad@example.org",
+            "sofia.rossi@example.org",
+            "ken.tanaka@example.org",
         ],
         "url" | "feed_subscription" => &[
             "https://feeds.example.com/{s}.xml",
@@ -1241,20 +1371,61 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
         _ => &["{w}", "{w} item", "{w} entry"],
     };
     let slug = stem.replace('_', "-");
-    unique(
-        |n| {
-            let f = forms[(i + n) % forms.len()];
-            let base = f.replace("{w}", &words).replace("{s}", &slug);
-            if n >= forms.len() && kind != "setting_value" {
-                format!("{base} {}", n / forms.len() + 1)
-            } else if n >= forms.len() {
-                format!("{}", 1000 + 100 * n)
-            } else {
-                base
-            }
-        },
-        taken,
-    )
+    // A form that repeats a word of the subject ("Weekly review for review")
+    // reads as a template; the rest keep their order.
+    let subject: Vec<String> = words_of(stem).split(' ').map(str::to_lowercase).collect();
+    let fresh: Vec<&str> = forms
+        .iter()
+        .copied()
+        .filter(|f| {
+            !f.replace("{w}", " ")
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.len() > 2 && subject.contains(&w.to_lowercase()))
+        })
+        .collect();
+    let forms: &[&str] = if fresh.is_empty() { forms } else { &fresh };
+    let name = |n: usize| {
+        let f = forms[(i + n) % forms.len()];
+        // Inside a title the subject is lower case ("Share client visit").
+        let w = if f.starts_with("{w}") {
+            words.clone()
+        } else {
+            words.to_lowercase()
+        };
+        f.replace("{w}", &w).replace("{s}", &slug)
+    };
+    if let Some(free) = (0..forms.len()).map(name).find(|c| !taken.contains(c)) {
+        return Some(free);
+    }
+    // A setting is a number: any other one will do.
+    (kind == "setting_value").then(|| unique(|n| format!("{}", 1000 + 100 * n), taken))
+}
+
+/// Does a text field hold a person's name (a contact's)?
+fn names_a_person(field: &str) -> bool {
+    let f = field.to_ascii_lowercase();
+    f.contains("name") && (f.contains("contact") || f.contains("person"))
+}
+
+/// The person an address like 'maria.santos@example.org' belongs to ("Maria
+/// Santos"); `None` for other values and for addresses of no two-part name.
+fn person_of_address(value: &str) -> Option<String> {
+    let (local, _) = value.split_once('@')?;
+    let parts: Vec<&str> = local.split('.').collect();
+    if parts.len() != 2
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(char::is_alphabetic))
+    {
+        return None;
+    }
+    let cap = |p: &str| {
+        let mut c = p.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+            .unwrap_or_default()
+    };
+    Some(format!("{} {}", cap(parts[0]), cap(parts[1])))
 }
 
 /// Phrases for a free-text field whose usual value would contain another value
@@ -1384,17 +1555,6 @@ fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
     if f == "display" {
         return pick(&["125+37", "48*3", "1200/4", "19.5*4"]);
     }
-    if f == "command" {
-        // A file a terminal makes is a listing someone keeps (the trip's
-        // photos, what was downloaded), not a line echoed into a stub.
-        let (name, dir) = [
-            ("photos", "Pictures"),
-            ("downloads", "Downloads"),
-            ("documents", "Documents"),
-            ("projects", "Projects"),
-        ][i % 4];
-        return Some(format!("ls ~/{dir} > ~/Documents/{stem}_{name}.txt"));
-    }
     if f == "start" {
         return pick(&["5", "3", "10"]);
     }
@@ -1456,6 +1616,54 @@ fn print_command(known: &[KnownResource], i: usize) -> String {
         Some(p) => format!("cat ~{}", &p[vfs::HOME.len()..]),
         None => "ls ~/Documents".to_string(),
     }
+}
+
+/// A command that makes a file about a subject: a subject's files on the
+/// fresh desktop packed into one archive to hand on (`zip
+/// ~/Documents/summer_trip.zip ~/Pictures/beach.jpg ...`), at most three of
+/// them, the `i`-th run of them. The subject is `stem`'s when it has two such
+/// files, else the `i`-th of those that have. Without topics (or subjects with
+/// files) it lists a folder into a file named after the folder
+/// ('pictures_list.txt'): a file named after a subject must hold something about
+/// it (a reader rejected the list of ~/Projects saved as
+/// 'summer_trip_projects.txt').
+fn file_command(known: &[KnownResource], topics: &Topics, stem: &str, i: usize) -> String {
+    let mut by_topic: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for p in known
+        .iter()
+        .filter(|k| k.source == "desktop")
+        .filter_map(|k| k.parameter.as_deref())
+        .filter(|p| p.starts_with(vfs::HOME) && !p.contains(char::is_whitespace))
+        .filter(|p| !vfs::extension(p).is_empty() && vfs::extension(p) != "zip")
+    {
+        if let Some(t) = topics.topic_of(p) {
+            by_topic.entry(t).or_default().push(p);
+        }
+    }
+    by_topic.retain(|_, files| {
+        files.sort_unstable();
+        files.dedup();
+        files.len() >= 2
+    });
+    let own = topics.topic_of(stem).filter(|t| by_topic.contains_key(t));
+    let picked = own.or_else(|| by_topic.keys().nth(i % by_topic.len().max(1)).copied());
+    let Some((t, files)) = picked.and_then(|t| Some((t, by_topic.get(&t)?))) else {
+        let dir = ["Pictures", "Downloads", "Documents", "Projects"][i % 4];
+        return format!("ls ~/{dir} > ~/Documents/{}_list.txt", dir.to_lowercase());
+    };
+    let name = match own {
+        Some(_) => stem.to_string(),
+        None => topics
+            .get(t)
+            .map_or_else(|| stem.to_string(), |topic| topic.name.replace(' ', "_")),
+    };
+    let n = files.len().min(3);
+    let start = i % (files.len() - n + 1);
+    let packed: Vec<String> = files[start..start + n]
+        .iter()
+        .map(|p| format!("~{}", &p[vfs::HOME.len()..]))
+        .collect();
+    format!("zip ~/Documents/{name}.zip {}", packed.join(" "))
 }
 
 /// Stems for subtasks without an input.
@@ -1636,15 +1844,19 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
-        let k = |p: &str, source: &str| KnownResource {
+    /// A file known to the explorer, made by `source`.
+    fn k(p: &str, source: &str) -> KnownResource {
+        KnownResource {
             kind: "txt_path".into(),
             parameter: Some(p.into()),
             source: source.into(),
             readers: 0,
             depth: 0,
-        };
+        }
+    }
+
+    #[test]
+    fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
         let known = vec![
             k("/home/user/Pictures/a.png", "desktop"),
             k("/home/user/Documents/new.txt", "Writer"),
@@ -1655,6 +1867,37 @@ mod tests {
         assert_eq!(print_command(&known, 0), "cat ~/Documents/b.md");
         assert_eq!(print_command(&known, 5), "cat ~/Documents/b.md");
         assert_eq!(print_command(&[], 0), "ls ~/Documents");
+    }
+
+    #[test]
+    fn a_terminal_makes_a_file_about_its_subject() {
+        let topics = Topics::new(vec![crate::topics::Topic {
+            name: "summer trip".into(),
+            purpose: "for the summer trip".into(),
+            words: vec!["summer trip".into(), "beach".into(), "itinerary".into()],
+        }])
+        .unwrap();
+        let known = vec![
+            k("/home/user/Pictures/beach.jpg", "desktop"),
+            k("/home/user/Documents/itinerary.docx", "desktop"),
+            k("/home/user/Documents/budget.xlsx", "desktop"),
+            k("/home/user/Documents/beach_notes.txt", "Writer"),
+        ];
+        // The subject's files on the fresh desktop, packed for handing on.
+        assert_eq!(
+            file_command(&known, &topics, "summer_trip", 0),
+            "zip ~/Documents/summer_trip.zip ~/Documents/itinerary.docx ~/Pictures/beach.jpg"
+        );
+        // A subject without two files of its own gives way to one with.
+        assert_eq!(
+            file_command(&known, &topics, "home_budget", 1),
+            "zip ~/Documents/summer_trip.zip ~/Documents/itinerary.docx ~/Pictures/beach.jpg"
+        );
+        // Without subjects a folder is listed, into a file named after it.
+        assert_eq!(
+            file_command(&known, &Topics::default(), "home_budget", 1),
+            "ls ~/Downloads > ~/Documents/downloads_list.txt"
+        );
     }
 
     #[test]
@@ -1671,11 +1914,31 @@ mod tests {
             "launch_deck"
         );
         assert_eq!(stem_of("/home/user/a/board-4.md"), "board_4");
-        let taken = BTreeSet::from(["Review Meeting notes".to_string()]);
+        let taken = BTreeSet::from(["Review meeting notes".to_string()]);
         assert_eq!(
-            output_record("todo_item", "meeting_notes", 0, &taken),
-            "Follow up on Meeting notes"
+            output_record("todo_item", "meeting_notes", 0, &taken).unwrap(),
+            "Follow up on meeting notes"
         );
+        assert_eq!(
+            output_record("note_title", "meeting_notes", 0, &BTreeSet::new()).unwrap(),
+            "Meeting notes summary",
+            "no 'Meeting notes notes'"
+        );
+        assert_eq!(
+            output_record("email_sent", "weekly_review", 2, &BTreeSet::new()).unwrap(),
+            "Sharing weekly review",
+            "no 'Weekly review for review'"
+        );
+        // Once every form is taken there is no new name, not a counter.
+        let all: BTreeSet<String> = (0..20)
+            .filter_map(|i| output_record("recipe_name", "x", i, &BTreeSet::new()))
+            .collect();
+        assert_eq!(output_record("recipe_name", "x", 0, &all), None);
+        assert_eq!(
+            person_of_address("maria.santos@example.org").as_deref(),
+            Some("Maria Santos")
+        );
+        assert_eq!(person_of_address("team@example.com"), None);
     }
 
     #[test]
