@@ -53,6 +53,9 @@
 //!   copied as text or made into another kind of file (a PDF printed from the
 //!   source) in an application that does not render it.
 //!
+//! - a **bare conversion** ([`PointlessKind::BareConversion`]): a file only
+//!   saved in another format that is no print (a CSV re-saved as a workbook)
+//!   and left at the end.
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
@@ -133,6 +136,11 @@ pub enum PointlessKind {
     /// message, making no file): the record could carry the original. A node
     /// that works on the converted file ties it up.
     ConvertedToCarry,
+    /// Node `a` only saves a file in another format that is no print (a CSV
+    /// re-saved as a workbook, a text file as a Word document), and nothing
+    /// uses the copy (`b == a`): the same content in a new format is no
+    /// result. (Plain text is [`PointlessKind::TextOnlyCopy`].)
+    BareConversion,
 }
 
 impl PointlessKind {
@@ -148,6 +156,7 @@ impl PointlessKind {
                 | PointlessKind::TextOnlyCopy
                 | PointlessKind::UnusedEdit
                 | PointlessKind::ConvertedToCarry
+                | PointlessKind::BareConversion
         )
     }
 }
@@ -663,6 +672,15 @@ fn copies_as_text_only(pool: &Pool<'_>, x: usize) -> bool {
             .any(|&(_, o)| keeps_nothing(pool, o))
 }
 
+/// Does instance `x` only save a file in another format that is no print (see
+/// [`PointlessKind::BareConversion`])?
+fn converts_only(pool: &Pool<'_>, x: usize) -> bool {
+    plain_copy(pool, x)
+        && conversions(pool, x)
+            .iter()
+            .any(|&(i, o)| is_path(pool, i) && !is_print(pool, o))
+}
+
 /// Everything the nodes among `nodes` made `r` from: the resources upstream of
 /// `r`, following each producer's inputs (a node that edits a file in place
 /// does not make it).
@@ -800,6 +818,16 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::TextOnlyCopy,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        let text_only = copies_as_text_only(pool, x);
+        if !has_successor[a] && !text_only && converts_only(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::BareConversion,
             });
         }
     }
@@ -1374,6 +1402,7 @@ mod tests {
     fn conversions_in_a_row_lone_archives_and_round_trips_are_pointless() {
         let mut cat = office_catalog();
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        cat.kinds.get_mut("pdf").unwrap().print = true;
         let docx = "/home/user/Documents/a.docx";
         let pdf = "/home/user/Documents/a.pdf";
         let zip = "/home/user/Documents/a.zip";
@@ -1391,6 +1420,13 @@ mod tests {
                 &["pdf"],
                 &["txt"],
                 &[&[("pdf", pdf), ("txt", "/home/user/Documents/a.txt")]],
+            ),
+            subtask(
+                "save",
+                "PDF Tool",
+                &["pdf"],
+                &["doc"],
+                &[&[("pdf", pdf), ("doc", "/home/user/Documents/a_word.docx")]],
             ),
             subtask(
                 "pack",
@@ -1447,6 +1483,11 @@ mod tests {
             kinds(&["convert"], true),
             vec![(0, 0, PointlessKind::TextOnlyCopy)],
             "a PDF converted to text and left there"
+        );
+        assert_eq!(
+            kinds(&["save"], true),
+            vec![(0, 0, PointlessKind::BareConversion)],
+            "a PDF converted to a Word document and left there"
         );
         assert!(
             kinds(&["export"], true).is_empty(),

@@ -115,6 +115,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::UnusedEdit => {
                 format!("{a} saves a changed copy nothing uses while {b} uses the original")
             }
+            PointlessKind::BareConversion => {
+                format!("{a} only saves a file in another format that nothing uses")
+            }
             PointlessKind::ConvertedToCarry => {
                 format!("{a} converts a file only for {b} to carry it, which could carry the original")
             }
