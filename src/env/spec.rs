@@ -601,6 +601,11 @@ pub struct AppSpec {
     #[serde(default)]
     pub keys: BTreeMap<String, Vec<Effect>>,
     pub screens: BTreeMap<String, ScreenSpec>,
+    /// What the application's own data is ("expense ledger"): a file it makes
+    /// from no input (an export of the ledger) is named after it, not after a
+    /// subject it says nothing of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<String>,
 }
 
 /// An app spec with where it came from.

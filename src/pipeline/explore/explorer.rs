@@ -274,9 +274,6 @@ impl OfflineExplorer {
             if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
                 continue;
             }
-            if self.renames_text(plan, &values) {
-                continue;
-            }
             let stem = plan
                 .slots
                 .iter()
@@ -293,6 +290,10 @@ impl OfflineExplorer {
                     })
                 })
                 .or_else(|| self.shown_stem(plan))
+                .or_else(|| {
+                    let app = self.desktop.app(&plan.app)?;
+                    Some(app.spec.holds.as_deref()?.replace(' ', "_"))
+                })
                 .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
             // A new file must not take the name of a file the subtask reads.
             let mut avoid = local_taken.clone();
@@ -367,9 +368,10 @@ impl OfflineExplorer {
                 };
                 values.insert(s.name.clone(), v);
             }
-            if spent {
+            if spent || self.renames_text(plan, &values) {
                 continue;
             }
+            match_ingredients(plan, &mut values);
             disambiguate_free_texts(plan, &mut values, hs + i);
             // Each set runs on a desktop with only the files and records it reads:
             // an output the application names itself (the board's 'board.md') is
@@ -1273,18 +1275,16 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
     let words = words_of(stem);
     let forms: &[&str] = match kind {
         "todo_item" => &[
+            // Verbs that fit a subject as well as a document ("Send product
+            // launch", "Finish stock" did not).
             "Review {w}",
             "Follow up on {w}",
             "Share {w}",
-            "Finish {w}",
             "Check {w}",
             "Update {w}",
             "Discuss {w}",
             "Prepare {w}",
             "Read {w}",
-            "Send {w}",
-            "File {w}",
-            "Sign off {w}",
         ],
         "note_title" => &[
             "{w} notes",
@@ -1335,14 +1335,7 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
         ],
         // A recipe is a dish whatever the subject it was started from ("Book
         // club soup" is no dish), so its name is about cooking.
-        "recipe_name" => &[
-            "Lentil soup",
-            "Red lentil curry",
-            "Buckwheat pancakes",
-            "Lentil salad",
-            "Savoury pancakes",
-            "Pancakes for two",
-        ],
+        "recipe_name" => &DISH_NAMES,
         "playlist_name" => &[
             "{w} mix",
             "{w} favourites",
@@ -1665,6 +1658,43 @@ fn file_command(known: &[KnownResource], topics: &Topics, stem: &str, i: usize) 
         .collect();
     format!("zip ~/Documents/{name}.zip {}", packed.join(" "))
 }
+
+/// Gives a new recipe's ingredients field what goes into the dish it names
+/// (no buckwheat pancakes of pasta and basil).
+fn match_ingredients(plan: &Plan, values: &mut ParameterSet) {
+    let Some((_, ingredients)) = DISHES
+        .iter()
+        .find(|(dish, _)| values.values().any(|v| v == dish))
+    else {
+        return;
+    };
+    for s in &plan.slots {
+        if let SlotRole::Text { field } = &s.role {
+            if field.to_ascii_lowercase().contains("ingredients") {
+                values.insert(s.name.clone(), (*ingredients).to_string());
+            }
+        }
+    }
+}
+
+/// The dishes a new recipe may be, with what goes into each.
+const DISHES: [(&str, &str); 6] = [
+    ("Lentil soup", "red lentils, onion, carrots"),
+    ("Red lentil curry", "red lentils, coconut milk, curry paste"),
+    ("Buckwheat pancakes", "buckwheat flour, eggs, milk"),
+    ("Lentil salad", "green lentils, tomatoes, feta"),
+    ("Savoury pancakes", "flour, eggs, spinach"),
+    ("Pancakes for two", "flour, eggs, milk"),
+];
+
+const DISH_NAMES: [&str; 6] = [
+    DISHES[0].0,
+    DISHES[1].0,
+    DISHES[2].0,
+    DISHES[3].0,
+    DISHES[4].0,
+    DISHES[5].0,
+];
 
 /// Stems for subtasks without an input.
 const WORDS: &[&str] = &[
