@@ -1273,6 +1273,7 @@ fn output_path(
 /// template's mark, not a title a person gives.
 fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> Option<String> {
     let words = words_of(stem);
+    let dishes: Vec<&str> = DISHES.iter().map(|(dish, _)| *dish).collect();
     let forms: &[&str] = match kind {
         "todo_item" => &[
             // Verbs that fit a subject as well as a document ("Send product
@@ -1335,7 +1336,7 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
         ],
         // A recipe is a dish whatever the subject it was started from ("Book
         // club soup" is no dish), so its name is about cooking.
-        "recipe_name" => &DISH_NAMES,
+        "recipe_name" => &dishes,
         "playlist_name" => &[
             "{w} mix",
             "{w} favourites",
@@ -1685,15 +1686,6 @@ const DISHES: [(&str, &str); 6] = [
     ("Lentil salad", "green lentils, tomatoes, feta"),
     ("Savoury pancakes", "flour, eggs, spinach"),
     ("Pancakes for two", "flour, eggs, milk"),
-];
-
-const DISH_NAMES: [&str; 6] = [
-    DISHES[0].0,
-    DISHES[1].0,
-    DISHES[2].0,
-    DISHES[3].0,
-    DISHES[4].0,
-    DISHES[5].0,
 ];
 
 /// Stems for subtasks without an input.
