@@ -440,6 +440,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                     "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
                 ))
             }
+            _ if disk_full(&err) => err.context(
+                "the disk is full; free some space and run again (what was stored stays \
+                 stored, and files being replaced keep their previous version)",
+            ),
             _ => err,
         }
     });
@@ -464,6 +468,16 @@ fn sqlite_code(err: &anyhow::Error) -> Option<rusqlite::ErrorCode> {
             Some(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
             _ => None,
         })
+}
+
+/// Did a failed command stop on a full disk while writing a file (the error
+/// names the file; this says what to do)?
+fn disk_full(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+    })
 }
 
 /// The stages that still plan on the simulated desktop itself (the offline agent
@@ -580,20 +594,10 @@ fn run_command(
             Ok(Outcome::Done)
         }
         Command::Pool(PoolCommand::Export { out: Some(path) }) => {
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)?;
-            }
-            // Write to a temporary file beside the target, then rename, so a failed
-            // export never leaves a half-written pool file.
-            let tmp = path.with_extension("jsonl.tmp");
-            let mut w = std::io::BufWriter::new(
-                std::fs::File::create(&tmp)
-                    .with_context(|| format!("cannot write {}", tmp.display()))?,
-            );
-            let n = store.export_pool(&mut w)?;
-            w.flush()?;
-            drop(w);
-            std::fs::rename(&tmp, path)?;
+            // Written whole (temporary file, then rename): a failed export never
+            // leaves a half-written pool file.
+            let n = crate::atomic::try_write_with(path, |w| store.export_pool(w))
+                .with_context(|| format!("cannot write {}", path.display()))??;
             if !settings.quiet {
                 eprintln!("exported {n} subtasks to {}", path.display());
             }

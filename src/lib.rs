@@ -8,8 +8,9 @@
 //! [`run`] the whole pipeline in one command, [`eval`] OmniEval scoring and agents,
 //! [`export`] the dataset exporters, [`report`] the HTML page about the store,
 //! [`review`] the human review sheet and its marks, [`topics`] what values are
-//! about, and [`cli`] the command line.
+//! about, [`atomic`] files written whole, and [`cli`] the command line.
 
+pub mod atomic;
 pub mod cli;
 pub mod env;
 pub mod eval;

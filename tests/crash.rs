@@ -341,7 +341,6 @@ fn crash_and_compare(
     }
     finish(crashed, &[run, &["--quiet"]].concat());
 
-    let store_whole = whole.file("generated/synth.sqlite");
     let store_crashed = crashed.file("generated/synth.sqlite");
     let count_runs = |status: &str| -> i64 {
         rusqlite::Connection::open(&store_crashed)
@@ -366,7 +365,17 @@ fn crash_and_compare(
         count_runs("interrupted")
     );
 
-    let (a, b) = (rows(&store_whole), rows(&store_crashed));
+    assert_same_outputs(whole, crashed, &format!("{kills} kills"));
+    landings
+}
+
+/// Asserts that `other` holds the same tables (row by row) and output files (byte
+/// for byte) as `whole`; `what` says what happened to `other`, for the message.
+fn assert_same_outputs(whole: &Workspace, other: &Workspace, what: &str) {
+    let (a, b) = (
+        rows(&whole.file("generated/synth.sqlite")),
+        rows(&other.file("generated/synth.sqlite")),
+    );
     let differing: Vec<String> = a
         .iter()
         .filter(|(t, r)| b.get(*t) != Some(*r))
@@ -375,14 +384,14 @@ fn crash_and_compare(
             format!("{t} ({} rows whole, {other} resumed)", r.len())
         })
         .collect();
-    let (fa, fb) = (outputs(whole), outputs(crashed));
+    let (fa, fb) = (outputs(whole), outputs(other));
     let files: std::collections::BTreeSet<&String> = fa
         .keys()
         .chain(fb.keys())
         .filter(|k| fa.get(*k) != fb.get(*k))
         .collect();
     eprintln!(
-        "{kills} kills; tables differing: {differing:?}; files differing: {} of {}",
+        "{what}; tables differing: {differing:?}; files differing: {} of {}",
         files.len(),
         fa.len()
     );
@@ -392,7 +401,6 @@ fn crash_and_compare(
         "files differ: {:?}",
         files.iter().take(10).collect::<Vec<_>>()
     );
-    landings
 }
 
 /// What [`crash_and_compare`] reports for a kill that came after the run ended.
@@ -425,4 +433,118 @@ fn killed_anywhere_resumes_to_the_same_bytes() {
         env_or("SYNTH_CRASH_KILLS", 8),
         env_or("SYNTH_CRASH_SEED", 1),
     );
+}
+
+/// A tmpfs mounted over a folder (root only), so that a test can fill the disk
+/// under synth at a chosen moment; unmounted when dropped.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path) -> Tmpfs {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1g", "tmpfs"])
+            .arg(dir)
+            .output()
+            .expect("mount runs");
+        assert!(
+            out.status.success(),
+            "this test mounts a tmpfs and needs root: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs(dir.to_path_buf())
+    }
+
+    /// Sets the size to what is used now plus `free_kib`.
+    fn leave_free(&self, free_kib: u64) {
+        let df = Command::new("df")
+            .args(["-k", "--output=used"])
+            .arg(&self.0)
+            .output()
+            .unwrap();
+        let used: u64 = String::from_utf8_lossy(&df.stdout)
+            .lines()
+            .nth(1)
+            .and_then(|l| l.trim().parse().ok())
+            .expect("df prints the used KiB");
+        self.resize(&format!("{}k", used + free_kib));
+    }
+
+    fn resize(&self, size: &str) {
+        let out = Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Runs synth in `ws` and asserts that it stopped with exit 2 and a message that
+/// contains each of `says`; returns the message.
+fn fails_saying(ws: &Workspace, args: &[&str], says: &[&str]) -> String {
+    let out = ws.synth(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}:\n{stderr}");
+    for s in says {
+        assert!(stderr.contains(s), "{args:?}: no {s:?} in:\n{stderr}");
+    }
+    stderr
+}
+
+/// The disk fills during verify, then during the export: each stops with one
+/// message naming what could not be written, the store stays readable, no staging
+/// folder is left to hold the space, and once space is freed a plain re-run
+/// finishes with the same tables and files as an uninterrupted run.
+#[test]
+#[ignore = "needs root: mounts a tmpfs over the workspace's generated/ and shrinks it; run with --ignored"]
+fn a_disk_that_fills_in_verify_and_in_export_stops_clearly_and_a_re_run_finishes_the_same() {
+    let run = ["--count", "8"];
+    let (whole, full) = (small_workspace(), small_workspace());
+    finish(&whole, &run);
+    let disk = Tmpfs::mount(&full.file("generated"));
+    let store = full.file("generated/synth.sqlite");
+
+    assert!(full.synth(&["--quiet", "explore"]).status.success());
+    disk.leave_free(64);
+    let said = fails_saying(
+        &full,
+        &["verify"],
+        &["is full", &store.display().to_string()],
+    );
+    eprintln!("verify on a full disk: {said}");
+    assert!(full.synth(&["stats"]).status.success(), "the store reads");
+    disk.resize("1g");
+
+    let before_export = ["run", "--formats", "none", "--no-report", "--quiet"];
+    assert!(full
+        .synth(&[&before_export[..], &run].concat())
+        .status
+        .success());
+    disk.leave_free(256);
+    let said = fails_saying(
+        &full,
+        &[RUN, &run[..]].concat(),
+        &["the disk is full", "No space left on device", "sharegpt"],
+    );
+    eprintln!("export on a full disk: {said}");
+    let export = full.file("generated/export");
+    let left: Vec<_> = std::fs::read_dir(&export)
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "the failed export left {left:?}");
+    disk.resize("1g");
+
+    finish(&full, &run);
+    assert_same_outputs(&whole, &full, "a disk that filled in verify and in export");
 }

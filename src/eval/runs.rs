@@ -134,10 +134,9 @@ pub fn write_run(dir: &Path, run: &TaskTrajectory) -> Result<PathBuf, EvalError>
         path: path.clone(),
         source,
     };
-    std::fs::create_dir_all(dir).map_err(err)?;
     // Model types always serialize.
     let text = serde_json::to_string_pretty(run).unwrap_or_default();
-    std::fs::write(&path, text + "\n").map_err(err)?;
+    crate::atomic::write(&path, (text + "\n").as_bytes()).map_err(err)?;
     Ok(path)
 }
 

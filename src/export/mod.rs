@@ -941,14 +941,18 @@ fn prepare_out(out: &Path) -> Result<PathBuf, ExportError> {
 /// [`prepare_out`] puts it back.
 fn publish(staging: &Path, out: &Path) -> Result<(), ExportError> {
     let retired = retired_dir(out);
+    let parent = out.parent().unwrap_or(Path::new("."));
+    let durable = || crate::atomic::sync_dir(parent).map_err(io_err(parent));
     if out.exists() {
         if exchange(staging, out).is_ok() {
+            durable()?;
             std::fs::remove_dir_all(staging).map_err(io_err(staging))?;
             return Ok(());
         }
         std::fs::rename(out, &retired).map_err(io_err(out))?;
     }
     std::fs::rename(staging, out).map_err(io_err(out))?;
+    durable()?;
     if retired.exists() {
         std::fs::remove_dir_all(&retired).map_err(io_err(&retired))?;
     }
@@ -1312,6 +1316,9 @@ pub fn export_dataset(
         "skipped": skipped,
     });
     ecx.write_json(MANIFEST, &manifest)?;
+    // Everything staged is on the disk before the rename makes it the export.
+    crate::atomic::sync_tree(&staging)
+        .map_err(|(path, source)| ExportError::Io { path, source })?;
     publish(&staging, target)?;
     unpublished.0 = None;
     Ok(ExportReport {

@@ -634,19 +634,14 @@ pub fn write_store_tasks(
         path: path.to_path_buf(),
         source,
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(werr)?;
-    }
-    let tmp = path.with_extension("jsonl.tmp");
-    let file = std::fs::File::create(&tmp).map_err(werr)?;
-    let mut w = std::io::BufWriter::new(file);
-    let written = store.each_task_body(|body| {
-        w.write_all(body.as_bytes())?;
-        w.write_all(b"\n")
-    })?;
-    let n = written.map_err(werr)?;
-    w.flush().map_err(werr)?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(werr)?;
-    Ok(n)
+    let written = crate::atomic::try_write_with(path, |w| {
+        store
+            .each_task_body(|body| {
+                w.write_all(body.as_bytes())?;
+                w.write_all(b"\n")
+            })?
+            .map_err(werr)
+    })
+    .map_err(werr)?;
+    written
 }

@@ -957,17 +957,12 @@ fn write_jsonl<'t>(
         path: path.to_path_buf(),
         source,
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(werr)?;
-    }
-    let tmp = path.with_extension("jsonl.tmp");
-    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
-    for t in items {
-        serde_json::to_writer(&mut w, t).expect("model types always serialize");
-        w.write_all(b"\n").map_err(werr)?;
-    }
-    w.flush().map_err(werr)?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(werr)?;
-    Ok(())
+    crate::atomic::write_with(path, |w| {
+        for t in items {
+            serde_json::to_writer(&mut *w, t).expect("model types always serialize");
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .map_err(werr)
 }

@@ -351,12 +351,7 @@ pub fn run(args: &ReportArgs, cx: &StageContext<'_>) -> Result<ReportSummary, Re
         path: path.clone(),
         source,
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(werr)?;
-    }
-    let tmp = path.with_extension("html.tmp");
-    std::fs::write(&tmp, page.as_bytes()).map_err(werr)?;
-    std::fs::rename(&tmp, &path).map_err(werr)?;
+    crate::atomic::write(&path, page.as_bytes()).map_err(werr)?;
     Ok(ReportSummary {
         bytes: page.len() as u64,
         graphs: data.gallery.len(),

@@ -93,20 +93,19 @@ pub struct Marks {
 /// # Errors
 /// [`ReviewError::Write`] when the file cannot be written.
 pub fn write_sheet(path: &Path, rows: &[SheetRow]) -> Result<(), ReviewError> {
-    let werr = |e: csv::Error| ReviewError::Write {
-        path: path.to_path_buf(),
-        source: e.into(),
-    };
-    let mut w = csv::Writer::from_path(path).map_err(werr)?;
-    w.write_record(HEADER).map_err(werr)?;
-    for r in rows {
-        let nodes = r.nodes.to_string();
-        let mut rec: Vec<&str> = vec![&r.task_id, &r.capability, &nodes];
-        rec.extend(r.levels.iter().map(String::as_str));
-        rec.extend(["", ""]);
-        w.write_record(&rec).map_err(werr)?;
-    }
-    w.flush().map_err(|source| ReviewError::Write {
+    crate::atomic::write_with(path, |out| {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(HEADER)?;
+        for r in rows {
+            let nodes = r.nodes.to_string();
+            let mut rec: Vec<&str> = vec![&r.task_id, &r.capability, &nodes];
+            rec.extend(r.levels.iter().map(String::as_str));
+            rec.extend(["", ""]);
+            w.write_record(&rec)?;
+        }
+        w.flush()
+    })
+    .map_err(|source| ReviewError::Write {
         path: path.to_path_buf(),
         source,
     })

@@ -195,13 +195,9 @@ pub fn write_sheet(
         let path = path.to_path_buf();
         move |source| ReviewError::Write { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(werr(dir))?;
     let rows: Vec<_> = items.iter().map(|i| i.row.clone()).collect();
-    let (html_tmp, csv_tmp) = (dir.join("review.html.tmp"), dir.join("review.csv.tmp"));
-    std::fs::write(&html_tmp, page).map_err(werr(&html_tmp))?;
-    marks::write_sheet(&csv_tmp, &rows)?;
-    std::fs::rename(&html_tmp, &html).map_err(werr(&html))?;
-    std::fs::rename(&csv_tmp, &csv).map_err(werr(&csv))?;
+    crate::atomic::write(&html, page.as_bytes()).map_err(werr(&html))?;
+    marks::write_sheet(&csv, &rows)?;
     Ok(SheetSummary {
         html,
         csv,
