@@ -111,6 +111,8 @@ pub struct RunReport {
     /// offline.
     pub model_requests: u64,
     pub model_cost_usd: f64,
+    /// The same per role (only the roles that sent a request).
+    pub model_roles: Vec<crate::llm::budget::RoleSpend>,
     pub seconds: f64,
 }
 
@@ -133,9 +135,12 @@ impl fmt::Display for RunReport {
         if self.model_requests > 0 {
             writeln!(
                 f,
-                "model requests sent: {} · ${:.4} (synth stats shows them per role)",
+                "model requests sent: {} · ${:.4} (synth stats shows every run's)",
                 self.model_requests, self.model_cost_usd
             )?;
+            for role in &self.model_roles {
+                writeln!(f, "  {role}")?;
+            }
         }
         writeln!(f, "done in {:.1}s; results:", self.seconds)?;
         for (what, path) in &self.outputs {
@@ -365,6 +370,7 @@ pub fn run(
         pending,
         model_requests: cx.llm.budget.used().0,
         model_cost_usd: cx.llm.budget.used().1,
+        model_roles: cx.llm.budget.by_role(),
         seconds: secs(started.elapsed()),
     })
 }
@@ -393,6 +399,7 @@ fn stop_on_budget(
         pending: std::mem::take(pending),
         model_requests: cx.llm.budget.used().0,
         model_cost_usd: cx.llm.budget.used().1,
+        model_roles: cx.llm.budget.by_role(),
         seconds: secs(started.elapsed()),
     })
 }

@@ -88,17 +88,28 @@ impl StageContext<'_> {
     }
 
     /// A progress bar for `len` items, hidden with `--quiet` or when stderr is not
-    /// a terminal.
+    /// a terminal. Once a model request has been sent, the bar also shows what each
+    /// role spent so far in this command (requests, tokens, dollars), read from the
+    /// shared budget at every redraw.
     pub fn progress(&self, len: u64, what: &str) -> indicatif::ProgressBar {
         if self.quiet {
             return indicatif::ProgressBar::hidden();
         }
         let bar = indicatif::ProgressBar::new(len);
+        let budget = self.llm.budget.clone();
         bar.set_style(
             indicatif::ProgressStyle::with_template(
-                "{prefix:>10} [{bar:30}] {pos}/{len} {msg} ({per_sec}, {elapsed})",
+                "{prefix:>10} [{bar:30}] {pos}/{len} {msg}{spend} ({per_sec}, {elapsed})",
             )
             .expect("static template")
+            .with_key(
+                "spend",
+                move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    if let Some(line) = budget.line() {
+                        let _ = write!(w, " · {line}");
+                    }
+                },
+            )
             .progress_chars("=> "),
         );
         bar.set_prefix(what.to_string());

@@ -490,7 +490,7 @@ impl LlmClient {
         let mut faults: std::collections::BTreeMap<String, u32> = Default::default();
         loop {
             attempt += 1;
-            if let Err(e) = inner.budget.take() {
+            if let Err(e) = inner.budget.take(role) {
                 self.count(role).errors.fetch_add(1, Ordering::Relaxed);
                 return Err(e);
             }
@@ -511,7 +511,9 @@ impl LlmClient {
                         .cfg
                         .price(model)
                         .cost(c.prompt_tokens, c.completion_tokens);
-                    inner.budget.spend(cost);
+                    inner
+                        .budget
+                        .spend(role, c.prompt_tokens, c.completion_tokens, cost);
                     let counters = self.count(role);
                     counters
                         .prompt_tokens

@@ -482,12 +482,8 @@ pub fn run(
                     std::process::exit(137);
                 }
                 bar.inc(1);
-                let cost = client
-                    .as_ref()
-                    .map(|c| c.usage().total.cost_usd)
-                    .unwrap_or(0.0);
                 bar.set_message(format!(
-                    "{} passed · {} failed · ${cost:.4}",
+                    "{} passed · {} failed",
                     passed.load(Ordering::Relaxed),
                     failed.load(Ordering::Relaxed)
                 ));
