@@ -401,6 +401,33 @@ async fn connection_reset_is_retried_then_fails() {
     assert!(!err.to_string().contains(KEY));
 }
 
+/// An endpoint that drops every connection: after `REFUSED_IN_A_ROW` calls fail
+/// (each after its retries), the client sends nothing more and says the
+/// endpoint is down; a reply before that would have reset the count.
+#[tokio::test]
+async fn an_endpoint_that_keeps_refusing_is_taken_as_down() {
+    let (base, count) = raw_server(|_| Vec::new());
+    let store = memory_store();
+    let llm = client(cfg(&base), &store, false).await;
+    let n = synth::llm::client::REFUSED_IN_A_ROW;
+    for i in 0..n {
+        let err = llm
+            .reconstruct(&reconstruct_req(&format!("x{i}")))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, LlmError::Connection { .. }), "{err:?}");
+    }
+    let sent = count.load(Ordering::SeqCst);
+    assert_eq!(sent, 3 * n as usize, "three attempts per call");
+    let err = llm.reconstruct(&reconstruct_req("y")).await.unwrap_err();
+    assert!(
+        matches!(err, LlmError::EndpointDown { calls, .. } if calls == n),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&base), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), sent, "nothing more was sent");
+}
+
 #[tokio::test]
 async fn truncated_body_is_retried_then_succeeds() {
     let good = completion(GOOD_EDGES).to_string();

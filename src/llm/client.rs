@@ -170,7 +170,17 @@ struct Inner {
     /// asked again is a new sample (see [`SamplingParams::sample`]).
     asked: Mutex<HashMap<String, u32>>,
     budget: Arc<super::Budget>,
+    /// Calls in a row (since the last reply) that ended, after every retry, with
+    /// the endpoint refusing or dropping the connection; see [`REFUSED_IN_A_ROW`].
+    refused: AtomicU64,
 }
+
+/// After this many calls in a row fail to connect (each after all its
+/// retries), the endpoint is taken to be down: the client's further calls fail
+/// at once with [`LlmError::EndpointDown`], without a request, so that a stage
+/// whose endpoint died leaves its remaining units for the next run within
+/// seconds instead of retrying each of them (the units stay pending either way).
+pub const REFUSED_IN_A_ROW: u64 = 8;
 
 /// The lowest temperature of a repeated request: at temperature 0 a model gives
 /// the answer that just failed again, so a new attempt with the same prompt could
@@ -231,6 +241,7 @@ impl LlmClient {
                 no_cache: opts.no_cache,
                 asked: Mutex::new(HashMap::new()),
                 budget: opts.budget.clone(),
+                refused: AtomicU64::new(0),
             }),
         })
     }
@@ -485,6 +496,14 @@ impl LlmClient {
                 });
             }
         };
+        let refused = inner.refused.load(Ordering::Relaxed);
+        if refused >= REFUSED_IN_A_ROW {
+            self.count(role).errors.fetch_add(1, Ordering::Relaxed);
+            return Err(LlmError::EndpointDown {
+                base_url: inner.cfg.base_url.clone(),
+                calls: refused,
+            });
+        }
         let start = Instant::now();
         let mut attempt: u32 = 0;
         let mut faults: std::collections::BTreeMap<String, u32> = Default::default();
@@ -507,6 +526,7 @@ impl LlmClient {
             };
             match result {
                 Ok(c) => {
+                    inner.refused.store(0, Ordering::Relaxed);
                     let cost = inner
                         .cfg
                         .price(model)
@@ -554,6 +574,9 @@ impl LlmClient {
                 }
                 Err(e) => {
                     let e = e.with_attempts(attempt);
+                    if matches!(e, LlmError::Connection { .. }) {
+                        inner.refused.fetch_add(1, Ordering::Relaxed);
+                    }
                     if let Some(class) = e.fault_class() {
                         *faults.entry(class.to_string()).or_insert(0) += 1;
                     }

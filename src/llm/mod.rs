@@ -164,6 +164,12 @@ pub enum LlmError {
     BadResponse { message: String, attempts: u32 },
     #[error("the model budget is spent ({limit}); run again with a higher limit to go on")]
     BudgetSpent { limit: String },
+    #[error(
+        "the model endpoint {base_url} is down ({calls} calls in a row could not \
+         connect, each after its retries); nothing more was sent to it: run again \
+         once it answers"
+    )]
+    EndpointDown { base_url: String, calls: u64 },
     #[error("replay: no recorded call for role {role} with prompt hash {prompt_hash}")]
     ReplayMiss { role: Role, prompt_hash: String },
     #[error("offline {role} is not available yet (use --llm openai or --llm replay)")]
