@@ -673,6 +673,11 @@ pub struct Task {
     pub low_level_instruction: Option<String>,
     pub dag: Dag,
     pub task_intent: String,
+    /// Why the task is done ("for the summer trip", "to keep the household
+    /// accounts in order"): its topic's or scenario's purpose, which opens the
+    /// intent and the natural instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
     pub successful_topo: Vec<Vec<String>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub nodes: BTreeMap<String, TaskNode>,

@@ -268,6 +268,7 @@ fn task(
         low_level_instruction: Some(low),
         dag,
         task_intent: intent.into(),
+        purpose: None,
         successful_topo: vec![order],
         nodes: map,
         topo_count: Some(1),

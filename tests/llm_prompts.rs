@@ -156,6 +156,7 @@ fn planner_prompt() {
 fn summarizer_prompt() {
     let req = SummarizeRequest {
         intent: "Share a personal introduction with Emily".into(),
+        purpose: Some("to introduce myself to Emily".into()),
         nodes: vec![
             SummaryNode {
                 id: "n0".into(),

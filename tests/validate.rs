@@ -120,6 +120,7 @@ fn forked(id: &str) -> Task {
             .collect(),
         },
         task_intent: "Share the quarterly report".into(),
+        purpose: None,
         successful_topo: vec![
             vec!["n0".into(), "n1".into(), "n2".into()],
             vec!["n0".into(), "n2".into(), "n1".into()],

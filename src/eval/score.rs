@@ -890,6 +890,7 @@ mod tests {
             low_level_instruction: None,
             dag: d,
             task_intent: String::new(),
+            purpose: None,
             successful_topo: vec![],
             nodes: BTreeMap::new(),
             topo_count: None,

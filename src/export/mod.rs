@@ -1376,6 +1376,7 @@ mod tests {
             low_level_instruction: None,
             dag,
             task_intent: "intent".into(),
+            purpose: None,
             successful_topo: vec![],
             nodes,
             topo_count: None,

@@ -314,18 +314,15 @@ impl CompactTask {
                 }
             })
             .collect();
-        let task_intent = intent::statement(
-            catalog,
-            &intent_nodes,
-            &first,
-            self.purpose(pool, &scenario),
-        );
+        let purpose = self.purpose(pool, &scenario);
+        let task_intent = intent::statement(catalog, &intent_nodes, &first, purpose);
         Task {
             task_id: Some(self.task_id(pool)),
             task_instruction,
             low_level_instruction: Some(low_level_instruction),
             dag,
             task_intent,
+            purpose: purpose.map(str::to_string),
             successful_topo,
             nodes,
             topo_count: Some(self.topo_count),

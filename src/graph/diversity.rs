@@ -156,6 +156,7 @@ mod tests {
                 edges: BTreeMap::new(),
             },
             task_intent: String::new(),
+            purpose: None,
             successful_topo: vec![],
             nodes: BTreeMap::new(),
             topo_count: None,

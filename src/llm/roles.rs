@@ -638,6 +638,10 @@ pub struct SummaryNode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummarizeRequest {
     pub intent: String,
+    /// Why the task is done ([`crate::model::Task::purpose`]), which opens the
+    /// instruction when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
     pub nodes: Vec<SummaryNode>,
     /// `(before, after)` pairs of node ids.
     pub edges: Vec<(String, String)>,

@@ -510,6 +510,7 @@ mod tests {
             low_level_instruction: None,
             dag: Dag::default(),
             task_intent: "x".into(),
+            purpose: None,
             successful_topo: vec![],
             nodes: Default::default(),
             topo_count: None,

@@ -451,6 +451,8 @@ impl Brain {
         .to_string();
         let req = SummarizeRequest {
             intent: section(user, "### Task intent").trim().to_string(),
+            purpose: Some(section(user, "### Why the task is done").trim().to_string())
+                .filter(|p| !p.is_empty()),
             nodes,
             edges,
             previous_instruction: Some(previous_instruction).filter(|s| !s.is_empty()),

@@ -217,6 +217,7 @@ pub fn summarize_request(task: &Task, previous: Option<&ValidationAttempt>) -> S
     }
     SummarizeRequest {
         intent: task.task_intent.clone(),
+        purpose: task.purpose.clone(),
         nodes,
         edges,
         previous_instruction: previous.map(|a| a.task_instruction.clone()),
@@ -391,6 +392,7 @@ fn task_of_request(req: &SummarizeRequest) -> Task {
             edges,
         },
         task_intent: req.intent.clone(),
+        purpose: req.purpose.clone(),
         successful_topo: vec![ids],
         nodes,
         topo_count: None,
@@ -622,6 +624,7 @@ mod stage_tests {
     pub(super) fn forked() -> Task {
         let mut t = task_of_request(&SummarizeRequest {
             intent: "Share the quarterly report".into(),
+            purpose: None,
             nodes: vec![],
             edges: vec![],
             previous_instruction: None,

@@ -128,14 +128,25 @@ pub fn summarize(
         // The chained order first; when one of its hand-offs has no name to
         // quote (a paste waits for a copy two sentences back), the first other
         // topological order in which every hand-off can be said.
+        let purpose = task
+            .purpose
+            .as_deref()
+            .map(|p| text::sanitize(p).trim().to_string())
+            .filter(|p| !p.is_empty());
         let worded = std::iter::once(chained)
             .chain(topological_orders(&rel, NATURAL_ORDERS))
-            .find_map(|o| natural_body(&rel, &o, &texts).map(|body| (o, body)));
+            .find_map(|o| natural_body(&rel, &o, &texts, purpose.as_deref()).map(|body| (o, body)));
         match worded {
             Some((chained, body)) => {
-                high = natural_goal(&task.task_intent);
-                if !high.is_empty() {
-                    high.push(' ');
+                // With a purpose, the request opens with it ("For the summer
+                // trip, take a screenshot ..."); the intent, which names every
+                // result again, stays in its own field. Without one, the intent
+                // is the first sentence.
+                if purpose.is_none() {
+                    high = natural_goal(&task.task_intent);
+                    if !high.is_empty() {
+                        high.push(' ');
+                    }
                 }
                 high.push_str(&body);
                 order = chained;
@@ -397,7 +408,12 @@ const NEXT_LEADS: &[&str] = &["Then,", "Next,", "After that,"];
 /// The natural body: one sentence per node in `order`, each with the lead that
 /// states its dependencies (module docs). `None` when a dependency on an earlier,
 /// non-adjacent step has no quoted value that names it unambiguously.
-fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<String> {
+fn natural_body(
+    rel: &Relations,
+    order: &[usize],
+    clauses: &[String],
+    purpose: Option<&str>,
+) -> Option<String> {
     use super::grammar::{FINALLY, NOW, ONCE, SEPARATELY};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
@@ -411,7 +427,14 @@ fn natural_body(rel: &Relations, order: &[usize], clauses: &[String]) -> Option<
         preds.sort_by_key(|u| order.iter().position(|w| w == u));
         let clause = &clauses[v];
         let sentence = if p == 0 {
-            text::capitalize(clause)
+            match purpose {
+                Some(purpose) => format!(
+                    "{}, {}",
+                    text::capitalize(purpose),
+                    text::decapitalize(clause)
+                ),
+                None => text::capitalize(clause),
+            }
         } else if preds.is_empty() {
             format!("{SEPARATELY} {}", text::decapitalize(clause))
         } else if preds == [order[p - 1]] {

@@ -59,6 +59,7 @@ fn task_owned(
         low_level_instruction: None,
         dag,
         task_intent: intent.into(),
+        purpose: None,
         successful_topo: Vec::new(),
         nodes: task_nodes,
         topo_count: None,
