@@ -1217,10 +1217,14 @@ fn participle(phrase: &str) -> String {
 }
 
 /// Words that tell two versions of one file apart when the change tags are
-/// taken ("report_final.pdf", "report_review.pdf"): names people give, before
-/// any counter.
+/// taken ("report_final.pdf", "report_v2.pdf"): names people give, before any
+/// counter. The neutral ones come first: a word that says what the file is for
+/// ('shared', 'archive', 'team') misleads when the task does otherwise with it
+/// (a reader saw the raw recording named '_shared' and the finished one
+/// '_archive', and a '_team' screenshot mailed to family).
 const VERSION_TAGS: &[&str] = &[
-    "final", "draft", "review", "shared", "summary", "team", "print", "web", "archive", "notes",
+    "final", "draft", "v2", "revised", "review", "summary", "notes", "print", "web", "shared",
+    "team", "archive",
 ];
 
 /// A new path for an output of `kind`: the input's folder (or the kind's usual
@@ -1432,6 +1436,15 @@ const PLAIN_TEXTS: &[&str] = &[
     "As discussed yesterday",
 ];
 
+/// Short labels for a tag field: none says the work is finished ('done' on a
+/// note about what is still to do contradicts it).
+const LABELS: &[&str] = &["to review", "important", "ideas", "later"];
+
+/// Does the field hold a short label rather than a sentence?
+fn is_label(field: &str) -> bool {
+    matches!(field.to_ascii_lowercase().as_str(), "tag" | "tags")
+}
+
 /// Whether one text holds the other, ignoring case.
 fn overlaps(a: &str, b: &str) -> bool {
     let (a, b) = (a.to_lowercase(), b.to_lowercase());
@@ -1460,8 +1473,11 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
         if !clashes(current) {
             continue;
         }
-        let replacement = (0..PLAIN_TEXTS.len())
-            .map(|k| PLAIN_TEXTS[(i + k) % PLAIN_TEXTS.len()])
+        // A label is replaced by a label, a sentence by a sentence ('Please see
+        // the attached file' is no tag).
+        let plain = if is_label(field) { LABELS } else { PLAIN_TEXTS };
+        let replacement = (0..plain.len())
+            .map(|k| plain[(i + k) % plain.len()])
             .find(|t| !clashes(t));
         if let Some(t) = replacement {
             values.insert(s.name.clone(), t.to_string());
@@ -1507,7 +1523,7 @@ fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
             "Needs a second look",
             "Approved",
         ],
-        "tag" | "tags" => &["to review", "important", "{l}", "done"],
+        "tag" | "tags" => &["to review", "important", "{l}", "ideas"],
         // A heading (or a word to find) names the subject, not a sentence.
         "line" => &["{w}", "{w}: summary", "Notes on the {l}", "{w}: next steps"],
         "steps" => &[
