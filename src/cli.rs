@@ -452,7 +452,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             // The failed command's runs end as failed, not 'running' forever.
             let summary = serde_json::json!({ "error": error_message(err) });
             if let Err(e) = store.close_open_runs(RunStatus::Failed, &summary) {
-                tracing::warn!(error = %e, "cannot record the failed run");
+                tracing::warn!(error = %format!("{:#}", anyhow::Error::new(e)), "cannot record the failed run");
             }
         }
     }

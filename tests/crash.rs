@@ -27,35 +27,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use common::Workspace;
+use common::{Workspace, SMALL_APPS};
 
 /// The run under test (`--quiet` is added for the killed ones).
 const RUN: &[&str] = &["run", "--formats", "sharegpt"];
 
-/// The applications of the small workspace: producers and consumers of files
-/// (archives, sheets, documents, mail attachments), so that intents and tasks
-/// span applications.
-const SMALL_APPS: [&str; 6] = [
-    "archiver",
-    "files",
-    "mail",
-    "sheets",
-    "text_editor",
-    "writer",
-];
-
 /// A workspace with only [`SMALL_APPS`].
 fn small_workspace() -> Workspace {
-    let ws = Workspace::new();
-    let apps = ws.file("resources/apps");
-    for e in std::fs::read_dir(&apps).unwrap() {
-        let p = e.unwrap().path();
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        if !SMALL_APPS.contains(&stem.as_str()) {
-            std::fs::remove_file(&p).unwrap();
-        }
-    }
-    ws
+    Workspace::with_apps(&SMALL_APPS)
 }
 
 fn env_or(name: &str, default: u64) -> u64 {

@@ -8,7 +8,7 @@ mod model_server;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Workspace;
+use common::{Workspace, SMALL_APPS};
 use model_server::Brain;
 
 const KEY: &str = "sk-model-shaped-SECRET-5e4d3c2b1a";
@@ -146,6 +146,15 @@ async fn a_model_run_makes_replaying_task_trajectories_and_training_data() {
     assert!(m.export_records > 0, "empty training export: {m:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains(KEY) && !String::from_utf8_lossy(&out.stderr).contains(KEY));
+    // The summary says what each role spent ("  actor 14404 req · 9.1M/1.2M tok · $...").
+    for role in ["explorer", "actor", "coder", "summarizer"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{role} ")) && l.contains(" req · ")),
+            "no spend line for the {role} in:\n{stdout}"
+        );
+    }
     // The multimodal actor (the default) sees the marked screenshot beside the
     // controls; no other role gets an image.
     let tally = brain.tally();
@@ -219,16 +228,18 @@ async fn a_model_run_with_thirty_percent_faults_completes_and_counts_every_fault
 /// endpoint back does the rest without asking again what was answered.
 #[tokio::test(flavor = "multi_thread")]
 async fn killing_the_endpoint_mid_stage_leaves_the_rest_for_the_next_run() {
-    let ws = Workspace::new();
+    // Six applications, so that the re-run's verify is short.
+    let ws = Workspace::with_apps(&SMALL_APPS);
     std::fs::write(ws.file("synth.toml"), model_server::synth_toml(20_000)).unwrap();
     let brain = Brain::new(ws.path(), 0.0, 3);
     let limit = Duration::from_secs(300);
 
-    // Explore: the endpoint dies after five applications.
+    // Explore: the endpoint dies after two applications were asked (with four
+    // requests in flight at most, at least two of the six are not answered).
     let server = model_server::start(brain.clone()).await;
     let url = format!("{}/v1", server.uri());
     let child = spawn(&ws, &url, &["explore"]);
-    wait_for(&brain, "explorer", 5, limit).await;
+    wait_for(&brain, "explorer", 2, limit).await;
     drop(server);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));

@@ -7,6 +7,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Six applications that make and use each other's files (archives, sheets,
+/// documents, mail attachments): enough for intents and tasks that span
+/// applications, in a fraction of the whole desktop's time.
+pub const SMALL_APPS: [&str; 6] = [
+    "archiver",
+    "files",
+    "mail",
+    "sheets",
+    "text_editor",
+    "writer",
+];
+
 pub struct Workspace {
     pub dir: tempfile::TempDir,
 }
@@ -35,6 +47,21 @@ impl Workspace {
             }
         }
         Workspace { dir }
+    }
+
+    /// A workspace whose desktop has only `apps` (file stems under
+    /// `resources/apps`), for runs that need a few applications, not all.
+    pub fn with_apps(apps: &[&str]) -> Workspace {
+        let ws = Workspace::new();
+        let dir = ws.file("resources/apps");
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            if !apps.contains(&stem.as_str()) {
+                std::fs::remove_file(&p).unwrap();
+            }
+        }
+        ws
     }
 
     pub fn path(&self) -> &Path {
