@@ -1289,18 +1289,17 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
             "Update {w}",
             "Discuss {w}",
             "Prepare {w}",
-            "Read {w}",
         ],
+        // Titles that suit a note about any subject: 'ideas', 'decisions' and
+        // 'Thoughts on' did not ('Invoice march ideas', 'Banana pancakes recipe
+        // decisions', a 'Thoughts on' note holding only an attachment).
         "note_title" => &[
             "{w} notes",
             "Notes on {w}",
             "{w} summary",
-            "{w} ideas",
             "Draft: {w}",
             "{w} key points",
             "{w} questions",
-            "{w} decisions",
-            "Thoughts on {w}",
             "{w} overview",
             "{w} follow-ups",
             "{w} reminders",
@@ -1515,7 +1514,7 @@ fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
             "Sharing this with you; let me know what you think.",
         ],
         // A caption names what the picture shows, whatever the season.
-        "caption" => &["{w}", "Best moment of the day", "{w}, 2026"],
+        "caption" => &["{w}", "{w}, 2026", "{w} (2026)"],
         "title_text" => &["{w}", "{w}, December 2026", "{w} (2026)"],
         "comment" => &[
             "Please check this page",
