@@ -440,7 +440,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                     "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
                 ))
             }
-            _ if disk_full(&err) => err.context(
+            _ if caused_by_io(&err, std::io::ErrorKind::StorageFull) => err.context(
                 "the disk is full; free some space and run again (what was stored stays \
                  stored, and files being replaced keep their previous version)",
             ),
@@ -470,13 +470,13 @@ fn sqlite_code(err: &anyhow::Error) -> Option<rusqlite::ErrorCode> {
         })
 }
 
-/// Did a failed command stop on a full disk while writing a file (the error
-/// names the file; this says what to do)?
-fn disk_full(err: &anyhow::Error) -> bool {
+/// Did a failed command stop on an I/O error of `kind` anywhere in its chain (a
+/// full disk while writing a file, a reader that closed the pipe)?
+pub fn caused_by_io(err: &anyhow::Error, kind: std::io::ErrorKind) -> bool {
     err.chain().any(|cause| {
         cause
             .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::StorageFull)
+            .is_some_and(|e| e.kind() == kind)
     })
 }
 

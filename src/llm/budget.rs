@@ -22,9 +22,7 @@ use super::{LlmError, Role};
 pub struct Budget {
     max_requests: Option<u64>,
     max_cost_usd: Option<f64>,
-    requests: AtomicU64,
-    cost_nano_usd: AtomicU64,
-    /// Per role, indexed by [`Role::index`].
+    /// Per role, indexed by [`Role::index`]; the totals are their sums.
     roles: [RoleCounters; Role::ALL.len()],
 }
 
@@ -88,7 +86,6 @@ impl Budget {
         if let Some(limit) = self.spent_limit() {
             return Err(LlmError::BudgetSpent { limit });
         }
-        self.requests.fetch_add(1, Ordering::Relaxed);
         self.roles[role.index()]
             .requests
             .fetch_add(1, Ordering::Relaxed);
@@ -98,7 +95,6 @@ impl Budget {
     /// Adds the tokens and cost of a reply to `role`.
     pub fn spend(&self, role: Role, prompt_tokens: u64, completion_tokens: u64, cost_usd: f64) {
         let nano = (cost_usd * 1e9).round() as u64;
-        self.cost_nano_usd.fetch_add(nano, Ordering::Relaxed);
         let r = &self.roles[role.index()];
         r.prompt_tokens.fetch_add(prompt_tokens, Ordering::Relaxed);
         r.completion_tokens
@@ -139,16 +135,17 @@ impl Budget {
 
     /// HTTP requests sent and dollars spent so far.
     pub fn used(&self) -> (u64, f64) {
-        (
-            self.requests.load(Ordering::Relaxed),
-            self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9,
-        )
+        let (mut requests, mut nano) = (0, 0);
+        for r in &self.roles {
+            requests += r.requests.load(Ordering::Relaxed);
+            nano += r.cost_nano_usd.load(Ordering::Relaxed);
+        }
+        (requests, nano as f64 / 1e9)
     }
 
     /// The limit reached, in words (`--max-calls 100`), if one is.
     pub fn spent_limit(&self) -> Option<String> {
-        let requests = self.requests.load(Ordering::Relaxed);
-        let cost = self.cost_nano_usd.load(Ordering::Relaxed) as f64 / 1e9;
+        let (requests, cost) = self.used();
         if let Some(max) = self.max_requests.filter(|m| requests >= *m) {
             return Some(format!("--max-calls {max}: {requests} requests sent"));
         }
