@@ -13,6 +13,7 @@
 //! match (the first topic in the file on a tie), or to none. A file path of no
 //! topic counts as one more topic, [`LOOSE_FILES`].
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -81,7 +82,33 @@ pub struct Topics {
     topics: Vec<Topic>,
     /// (topic index, the word's lower-case words), longest first.
     patterns: Vec<(usize, Vec<String>)>,
+    /// Names among the topics' words, as written ("Lisbon"), by lower case.
+    names: BTreeMap<String, String>,
 }
+
+/// Months and days of the week: names in English whatever the topics say
+/// ("the March invoice").
+const CALENDAR_NAMES: &[&str] = &[
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
 
 impl Topics {
     /// Reads `path`; a workspace without the file has no topics (every value
@@ -111,8 +138,15 @@ impl Topics {
             ));
         }
         let mut patterns: Vec<(usize, Vec<String>)> = Vec::new();
+        let mut names: BTreeMap<String, String> = BTreeMap::new();
         for (i, t) in topics.iter().enumerate() {
             for w in &t.words {
+                for name in w
+                    .split_whitespace()
+                    .filter(|n| n.starts_with(char::is_uppercase))
+                {
+                    names.insert(name.to_lowercase(), name.to_string());
+                }
                 let words = words_of(w);
                 if words.is_empty() {
                     return Err(format!("topic '{}' has an empty word", t.name));
@@ -128,7 +162,32 @@ impl Topics {
         }
         // Longest first; the sort is stable, so file order breaks ties.
         patterns.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
-        Ok(Topics { topics, patterns })
+        Ok(Topics {
+            topics,
+            patterns,
+            names,
+        })
+    }
+
+    /// `text` in lower case except for names: a word the topics write with a
+    /// capital ("Lisbon"), a month or a day of the week. For a subject inside a
+    /// sentence or title: "Prepare the Lisbon trip", not "Prepare lisbon".
+    pub fn lower_but_names(&self, text: &str) -> String {
+        text.split(' ')
+            .map(|w| {
+                let lower = w.to_lowercase();
+                self.names
+                    .get(&lower)
+                    .cloned()
+                    .or_else(|| {
+                        let month_or_day =
+                            CALENDAR_NAMES.iter().find(|n| n.eq_ignore_ascii_case(w));
+                        month_or_day.map(|n| n.to_string())
+                    })
+                    .unwrap_or(lower)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     pub fn is_empty(&self) -> bool {
@@ -214,6 +273,25 @@ mod tests {
         assert_eq!(t.of(["/home/user/welcome.txt", "beach.jpg"]).len(), 2);
         assert_eq!(set.single(), None);
         assert_eq!(t.of(["beach.jpg"]).single(), Some(0));
+    }
+
+    #[test]
+    fn names_keep_their_capital_inside_a_sentence() {
+        let t = Topics::new(vec![Topic {
+            name: "trip".into(),
+            purpose: "for the trip".into(),
+            words: vec!["Lisbon".into(), "summer trip".into()],
+        }])
+        .unwrap();
+        assert_eq!(t.lower_but_names("Prepare Lisbon"), "prepare Lisbon");
+        assert_eq!(t.lower_but_names("Invoice march"), "invoice March");
+        assert_eq!(t.lower_but_names("Summer trip"), "summer trip");
+        // Matching stays case-blind.
+        assert_eq!(t.topic_of("/home/user/Downloads/lisbon.pdf"), Some(0));
+        assert_eq!(
+            Topics::default().lower_but_names("Lisbon in May"),
+            "lisbon in May"
+        );
     }
 
     #[test]

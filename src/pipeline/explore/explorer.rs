@@ -335,7 +335,7 @@ impl OfflineExplorer {
                         output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid)
                     }
                     SlotRole::OutputRecord { kind } => {
-                        match output_record(kind, &stem, i, &local_taken) {
+                        match output_record(kind, &stem, i, &local_taken, &self.catalog.topics) {
                             Some(v) => v,
                             None => {
                                 spent = true;
@@ -362,8 +362,10 @@ impl OfflineExplorer {
                     SlotRole::Text { field } if names_a_person(field) => values
                         .values()
                         .find_map(|v| person_of_address(v))
-                        .unwrap_or_else(|| text_value(field, &stem, hs + i)),
-                    SlotRole::Text { field } => text_value(field, &stem, hs + i),
+                        .unwrap_or_else(|| text_value(field, &stem, hs + i, &self.catalog.topics)),
+                    SlotRole::Text { field } => {
+                        text_value(field, &stem, hs + i, &self.catalog.topics)
+                    }
                     SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
                 };
                 values.insert(s.name.clone(), v);
@@ -1049,6 +1051,19 @@ fn words_of(stem: &str) -> String {
     }
 }
 
+/// The subject of `stem` in words, as it opens a title ("Invoice March") and as
+/// it reads inside a sentence ("invoice March", "Lisbon"): names keep their
+/// capital ([`Topics::lower_but_names`]).
+fn subject(stem: &str, topics: &Topics) -> (String, String) {
+    let lower = topics.lower_but_names(&words_of(stem));
+    let mut c = lower.chars();
+    let opening = c
+        .next()
+        .map(|f| f.to_uppercase().chain(c).collect::<String>())
+        .unwrap_or_default();
+    (opening, lower)
+}
+
 fn unique(mut candidate: impl FnMut(usize) -> String, taken: &BTreeSet<String>) -> String {
     for n in 0..50 {
         let c = candidate(n);
@@ -1275,8 +1290,14 @@ fn output_path(
 /// The name of a new record of `kind` about `stem`, the `i`-th form first;
 /// `None` when every form is taken: a counter ("Review the plan 2") is a
 /// template's mark, not a title a person gives.
-fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> Option<String> {
-    let words = words_of(stem);
+fn output_record(
+    kind: &str,
+    stem: &str,
+    i: usize,
+    taken: &BTreeSet<String>,
+    topics: &Topics,
+) -> Option<String> {
+    let (words, lower) = subject(stem, topics);
     let dishes: Vec<&str> = DISHES.iter().map(|(dish, _)| *dish).collect();
     let forms: &[&str] = match kind {
         "todo_item" => &[
@@ -1387,7 +1408,7 @@ fn output_record(kind: &str, stem: &str, i: usize, taken: &BTreeSet<String>) -> 
         let w = if f.starts_with("{w}") {
             words.clone()
         } else {
-            words.to_lowercase()
+            lower.clone()
         };
         f.replace("{w}", &w).replace("{s}", &slug)
     };
@@ -1458,7 +1479,7 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
         let SlotRole::Text { field } = &s.role else {
             continue;
         };
-        if specific_text(field, "", 0).is_some() {
+        if specific_text(field, "", 0, &Topics::default()).is_some() {
             continue;
         }
         let clashes = |t: &str| {
@@ -1485,12 +1506,11 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
 }
 
 /// A value for a free-text field, by what the field's name says it holds.
-fn text_value(field: &str, stem: &str, i: usize) -> String {
-    specific_text(field, stem, i)
-        .or_else(|| worded_text(field, stem, i))
+fn text_value(field: &str, stem: &str, i: usize, topics: &Topics) -> String {
+    specific_text(field, stem, i, topics)
+        .or_else(|| worded_text(field, stem, i, topics))
         .unwrap_or_else(|| {
-            let w = words_of(stem);
-            let lower = w.to_lowercase();
+            let (w, lower) = subject(stem, topics);
             match i % 4 {
                 0 => format!("{w} draft"),
                 1 => format!("Summary of the {lower}"),
@@ -1504,7 +1524,7 @@ fn text_value(field: &str, stem: &str, i: usize) -> String {
 /// says what it carries, a caption names the picture, a comment on a PDF is a
 /// reviewer's remark, a tag is a short label. `{w}` is the subject in words
 /// ("Summer trip"), `{l}` the same in lower case. `None` for other fields.
-fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
+fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<String> {
     let f = field.to_ascii_lowercase();
     let bank: &[&str] = match f.as_str() {
         "body" | "message" => &[
@@ -1532,18 +1552,18 @@ fn worded_text(field: &str, stem: &str, i: usize) -> Option<String> {
         ],
         _ => return None,
     };
-    let w = words_of(stem);
+    let (w, lower) = subject(stem, topics);
     Some(
         bank[i % bank.len()]
             .replace("{w}", &w)
-            .replace("{l}", &w.to_lowercase()),
+            .replace("{l}", &lower),
     )
 }
 
 /// The value of a field whose name says what it holds (a date, an amount, a
 /// name...); `None` for free text.
-fn specific_text(field: &str, stem: &str, i: usize) -> Option<String> {
-    let words = words_of(stem);
+fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<String> {
+    let (words, _) = subject(stem, topics);
     let f = field.to_ascii_lowercase();
     let pick = |xs: &[&str]| Some(xs[i % xs.len()].to_string());
     if f.contains("date") || f == "due" {
@@ -1953,24 +1973,55 @@ mod tests {
         assert_eq!(stem_of("/home/user/a/board-4.md"), "board_4");
         let taken = BTreeSet::from(["Review meeting notes".to_string()]);
         assert_eq!(
-            output_record("todo_item", "meeting_notes", 0, &taken).unwrap(),
+            output_record("todo_item", "meeting_notes", 0, &taken, &Topics::default()).unwrap(),
             "Follow up on meeting notes"
         );
         assert_eq!(
-            output_record("note_title", "meeting_notes", 0, &BTreeSet::new()).unwrap(),
+            output_record(
+                "note_title",
+                "meeting_notes",
+                0,
+                &BTreeSet::new(),
+                &Topics::default()
+            )
+            .unwrap(),
             "Meeting notes summary",
             "no 'Meeting notes notes'"
         );
         assert_eq!(
-            output_record("email_sent", "weekly_review", 2, &BTreeSet::new()).unwrap(),
+            output_record(
+                "email_sent",
+                "weekly_review",
+                2,
+                &BTreeSet::new(),
+                &Topics::default()
+            )
+            .unwrap(),
             "Sharing weekly review",
             "no 'Weekly review for review'"
         );
+        // A month keeps its capital inside a title.
+        assert_eq!(
+            output_record(
+                "todo_item",
+                "invoice_march",
+                0,
+                &BTreeSet::new(),
+                &Topics::default()
+            )
+            .unwrap(),
+            "Review invoice March"
+        );
         // Once every form is taken there is no new name, not a counter.
         let all: BTreeSet<String> = (0..20)
-            .filter_map(|i| output_record("recipe_name", "x", i, &BTreeSet::new()))
+            .filter_map(|i| {
+                output_record("recipe_name", "x", i, &BTreeSet::new(), &Topics::default())
+            })
             .collect();
-        assert_eq!(output_record("recipe_name", "x", 0, &all), None);
+        assert_eq!(
+            output_record("recipe_name", "x", 0, &all, &Topics::default()),
+            None
+        );
         assert_eq!(
             person_of_address("maria.santos@example.org").as_deref(),
             Some("Maria Santos")
@@ -2055,7 +2106,10 @@ mod tests {
         };
         let mut values = ParameterSet::new();
         values.insert("email_sent".into(), "Contact list".into());
-        values.insert("body".into(), text_value("Body", "contact_list", 0));
+        values.insert(
+            "body".into(),
+            text_value("Body", "contact_list", 0, &Topics::default()),
+        );
         values.insert("due".into(), "2026-12-05".into());
         assert_eq!(values["body"], "Hi, here it is as promised.");
         // A body that repeats the subject gives way to a plain text.
