@@ -43,7 +43,9 @@
 //!   capture rotated, blurred or captioned like a photo).
 //! - a **file filed twice** ([`PointlessKind::FiledTwice`]): one file attached
 //!   to two records that keep track of work (`tracker` kinds in
-//!   `resources.toml`: a to-do, a note and a card for one report).
+//!   `resources.toml`: a to-do, a note and a card for one report), or
+//!   something made from it in one of them (a card with the report and a
+//!   to-do with the report's text).
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
@@ -122,7 +124,8 @@ pub enum PointlessKind {
     /// .txt) (`b == a`).
     MarkupAsProse,
     /// Nodes `a` and `b` each file the same file in a record that keeps track
-    /// of work (a `tracker` kind: a to-do, a note, a calendar event): a person
+    /// of work (a `tracker` kind: a to-do, a note, a calendar event), or
+    /// something made from it (its text copied into the to-do): a person
     /// files a report once, not in a to-do, a note and a card.
     FiledTwice,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
@@ -258,25 +261,60 @@ fn repeats(
     same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
-/// Do instances `a` and `b` each make a tracker record (a to-do, a note, an
-/// event) with the same file (see [`PointlessKind::FiledTwice`])?
-fn files_twice(pool: &Pool<'_>, a: usize, b: usize) -> bool {
+/// Do nodes `a` and `b` (positions in `nodes`) each make a tracker record (a
+/// to-do, a note, an event) about the same file: each files it, or something
+/// made from it among `nodes` (a card holding the invoice's Word copy and a
+/// to-do holding that copy's text)? See [`PointlessKind::FiledTwice`]. A
+/// record made from another record (a card with a note's text) is follow-up
+/// work on that record, and files made from a record (a recipe's printout and
+/// its shopping list) are different things, not one file filed again.
+fn files_twice(pool: &Pool<'_>, nodes: &[usize], a: usize, b: usize) -> bool {
     let tracks = |x: usize| {
         pool.slim[x].outputs.iter().any(|&r| {
             let kind = &pool.resource(r as usize).kind;
             pool.catalog().kinds.get(kind).is_some_and(|k| k.tracker)
         })
     };
-    let (sa, sb) = (&pool.slim[a], &pool.slim[b]);
-    tracks(a)
-        && tracks(b)
-        && sa.inputs.iter().any(|&r| {
-            pool.catalog()
-                .kinds
-                .get(&pool.resource(r as usize).kind)
-                .is_some_and(|k| k.is_path())
-                && sb.inputs.binary_search(&r).is_ok()
-        })
+    if !tracks(nodes[a]) || !tracks(nodes[b]) {
+        return false;
+    }
+    // Back through what was made of a file (its copy, its text, an edited
+    // copy), not through records (a recipe's shopping list and its printout
+    // are two things) nor through other tracker records.
+    let stop = |z: usize| tracks(z) || !pool.slim[z].inputs.iter().any(|&r| is_path(pool, r));
+    let behind = |x: usize| files_behind(pool, nodes, x, &stop);
+    let from_a = behind(nodes[a]);
+    behind(nodes[b]).iter().any(|r| from_a.contains(r))
+}
+
+/// The files node `x` reads, and those behind what it reads: the files read by
+/// the nodes among `nodes` that made its inputs, and so on back, not past the
+/// nodes `stop` names.
+fn files_behind(
+    pool: &Pool<'_>,
+    nodes: &[usize],
+    x: usize,
+    stop: &dyn Fn(usize) -> bool,
+) -> Vec<u32> {
+    let mut files = Vec::new();
+    let mut seen = vec![x];
+    let mut todo = vec![x];
+    while let Some(y) = todo.pop() {
+        for &r in pool.slim[y].inputs.iter() {
+            if is_path(pool, r) && !files.contains(&r) {
+                files.push(r);
+            }
+            for &z in nodes {
+                if !seen.contains(&z) && makes(pool, z, r) {
+                    seen.push(z);
+                    if !stop(z) {
+                        todo.push(z);
+                    }
+                }
+            }
+        }
+    }
+    files
 }
 
 /// (a, b) pairs where node `a`, which nothing follows, saves a changed copy of
@@ -847,7 +885,7 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
     }
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
-            if files_twice(pool, nodes[a], nodes[b]) {
+            if files_twice(pool, nodes, a, b) {
                 found.push(Pointless {
                     a,
                     b,
@@ -1076,6 +1114,20 @@ mod tests {
                 &["img"],
                 &[&[("doc", docx), ("img", "sent")]],
             ),
+            subtask(
+                "as_text",
+                "Writer",
+                &["doc"],
+                &["txt"],
+                &[&[("doc", docx), ("txt", "/home/user/Documents/a.txt")]],
+            ),
+            subtask(
+                "note_text",
+                "Notes",
+                &["txt"],
+                &["note"],
+                &[&[("txt", "/home/user/Documents/a.txt"), ("note", "A's text")]],
+            ),
         ];
         let initial: BTreeSet<Resource> = [
             Resource::new("doc", Some(docx.into())),
@@ -1097,6 +1149,18 @@ mod tests {
         assert!(
             kinds(&[find("task", 0), find("mail", 0)]).is_empty(),
             "filed and mailed"
+        );
+        // The to-do holds a.docx, the note what was made from it.
+        let made_from = kinds(&[find("task", 0), find("as_text", 0), find("note_text", 0)]);
+        assert!(
+            made_from.contains(&(0, 2, PointlessKind::FiledTwice)),
+            "a.docx in a to-do and its text in a note: {made_from:?}"
+        );
+        assert!(
+            !kinds(&[find("as_text", 0), find("note_text", 0), find("note", 1)])
+                .iter()
+                .any(|f| f.2 == PointlessKind::FiledTwice),
+            "a's text and b.docx are two files"
         );
     }
 
