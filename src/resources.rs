@@ -533,18 +533,6 @@ pub fn initial_resources(
     let desktop = workspace.join("resources").join("desktop.toml");
     if desktop.is_file() {
         let file: DesktopFile = read_toml(&desktop)?;
-        let fixture = |p: &str| {
-            out.iter()
-                .any(|r: &Resource| r.parameter.as_deref() == Some(p))
-        };
-        if let Some(path) = file.shows.keys().find(|p| !fixture(p)) {
-            return Err(CatalogError::Invalid {
-                path: desktop.clone(),
-                message: format!(
-                    "[shows] names '{path}', which is no file under resources/fixtures"
-                ),
-            });
-        }
         for (kind, params) in file.initial {
             let spec = catalog
                 .kinds
@@ -560,6 +548,20 @@ pub fn initial_resources(
             } else {
                 out.insert(Resource::new(kind.clone(), None));
             }
+        }
+        // What `[shows]` describes must be on the desktop: a file or a record
+        // (a web page the browser knows).
+        let present = |p: &str| {
+            out.iter()
+                .any(|r: &Resource| r.parameter.as_deref() == Some(p))
+        };
+        if let Some(path) = file.shows.keys().find(|p| !present(p)) {
+            return Err(CatalogError::Invalid {
+                path: desktop.clone(),
+                message: format!(
+                    "[shows] names '{path}', which is neither a file under resources/fixtures nor a record of [initial]"
+                ),
+            });
         }
     }
     Ok(out)
