@@ -1239,7 +1239,7 @@ fn participle(phrase: &str) -> String {
 /// '_archive', and a '_team' screenshot mailed to family).
 const VERSION_TAGS: &[&str] = &[
     "final", "draft", "v2", "revised", "review", "summary", "notes", "print", "web", "shared",
-    "team", "archive",
+    "team", "archive", "latest", "v3", "update", "clean", "short",
 ];
 
 /// A new path for an output of `kind`: the input's folder (or the kind's usual
