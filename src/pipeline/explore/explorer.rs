@@ -263,6 +263,20 @@ impl OfflineExplorer {
             {
                 continue;
             }
+            // Nor do two files of no subject that go back to different
+            // desktop files (a cat picture inserted into the welcome note):
+            // what ties them is only that neither has a topic.
+            let loose: BTreeSet<String> = plan
+                .slots
+                .iter()
+                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                .filter_map(|s| values.get(&s.name))
+                .filter(|v| self.catalog.topics.topic_of(v).is_none())
+                .map(|v| root_stem(v, &self.originals))
+                .collect();
+            if loose.len() > 1 {
+                continue;
+            }
             // Nor does joining a file with a copy of itself (append
             // 'manual_compressed.pdf' to 'manual.pdf').
             let input_stems: Vec<String> = plan
