@@ -223,13 +223,14 @@ fn print_observation(out: &mut dyn Write, obs: &Observation) -> Result<(), EnvEr
         w(
             out,
             format!(
-                "    {:>3} {:<9} {:<40} parent={} ({}) rect={:?}",
+                "    {:>3} {:<9} {:<40} parent={} ({}) rect={:?}{}",
                 c.label,
                 c.control_type,
                 format!("{:?}", c.control_text.lines().next().unwrap_or("")),
                 c.parent_control_text,
                 c.parent_control_type,
-                c.rect
+                c.rect,
+                if c.focused { " focused" } else { "" }
             ),
         )?;
     }

@@ -107,6 +107,12 @@ pub struct ControlInfo {
     pub parent_control_text: String,
     pub parent_control_type: String,
     pub rect: [i32; 4],
+    /// Whether the keyboard focus is in this control (or in a part of it that
+    /// is no control of its own, as a paragraph of a document). A real backend
+    /// reads it from the accessibility tree; the simulated desktop leaves it
+    /// false, and false is not written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub focused: bool,
 }
 
 /// What an agent sees: the active window's title and controls, the feedback of the

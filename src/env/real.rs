@@ -210,6 +210,8 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
         }
     };
     let mut out = Vec::new();
+    // The control each node became (its index in `out`), to mark the focus.
+    let mut made: Vec<Option<usize>> = vec![None; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
         if !inside(i) {
             continue;
@@ -227,6 +229,7 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
             continue;
         }
         let (pt, pty) = parent_of(nodes, n.parent);
+        made[i] = Some(out.len());
         out.push(ControlInfo {
             label: (out.len() + 1).to_string(),
             control_text: shown.to_string(),
@@ -234,7 +237,23 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
             parent_control_text: pt,
             parent_control_type: pty,
             rect: n.rect,
+            focused: false,
         });
+    }
+    // The focus is in the nearest control at or above the focused node (a
+    // document's focused paragraph is no control; its document is).
+    for (i, n) in nodes.iter().enumerate() {
+        if !n.focused {
+            continue;
+        }
+        let mut at = Some(i);
+        while let Some(j) = at {
+            if let Some(k) = made[j] {
+                out[k].focused = true;
+                break;
+            }
+            at = nodes[j].parent;
+        }
     }
     out
 }
@@ -389,5 +408,41 @@ mod tests {
         assert_eq!(home_relative("/home/user/../root"), None);
         assert_eq!(home_relative("/home/username/x"), None);
         assert_eq!(home_relative("/etc/passwd"), None);
+    }
+
+    fn node(role: &str, text: &str, parent: Option<usize>, focused: bool) -> Node {
+        Node {
+            name: String::new(),
+            role: role.into(),
+            rect: [10, 10, 200, 200],
+            parent,
+            focused,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn the_focus_is_in_the_nearest_control_at_or_above_the_focused_node() {
+        // A focused paragraph (no control) marks its document text.
+        let nodes = vec![
+            node("frame", "", None, false),
+            node("text", "Hello", Some(0), false),
+            node("paragraph", "", Some(1), true),
+            node("label", "Line 1", Some(0), false),
+        ];
+        let controls = controls_in(&nodes, None, (800, 600));
+        let focused: Vec<(&str, bool)> = controls
+            .iter()
+            .map(|c| (c.control_text.as_str(), c.focused))
+            .collect();
+        assert_eq!(focused, [("Hello", true), ("Line 1", false)]);
+        // A focused node outside any control marks none.
+        let nodes = vec![
+            node("frame", "", None, true),
+            node("text", "Hello", Some(0), false),
+        ];
+        assert!(controls_in(&nodes, None, (800, 600))
+            .iter()
+            .all(|c| !c.focused));
     }
 }

@@ -731,6 +731,7 @@ mod tests {
             parent_control_text: String::new(),
             parent_control_type: String::new(),
             rect,
+            focused: false,
         }
     }
 

@@ -142,6 +142,7 @@ impl Builder {
             parent_control_text: parent.0.to_string(),
             parent_control_type: parent.1.to_string(),
             rect,
+            focused: false,
         };
         let mut sc = SceneControl {
             label,

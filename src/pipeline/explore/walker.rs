@@ -505,6 +505,8 @@ fn try_copy(
     let Some(mut rec) = open_input(env, f.app, Some(f.open), Some(input))? else {
         return Ok(None);
     };
+    // Selecting all selects in the control with the focus: the document's.
+    rec.click_into_text(Some(input))?;
     let selected = match f.select {
         Some(select) => {
             rec.step(
@@ -545,27 +547,22 @@ fn try_copy(
     }))
 }
 
-/// The words a check looks for on the clipboard: the first line with text, at
-/// most 6 words and 40 characters, without template braces. None when the text
-/// has no word.
+/// The words a check looks for on the clipboard: the start of the first line
+/// with text, at most 6 words and 40 characters, cut before a word with
+/// template braces, with the line's own separators (a sheet's cells are
+/// copied tab-separated, and the check looks for the text as it is). None when
+/// the line starts with no word.
 fn snippet(text: &str) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let mut out = String::new();
-    for word in line
-        .split_whitespace()
-        .map(|w| w.replace(['{', '}'], ""))
-        .filter(|w| !w.is_empty())
-        .take(6)
-    {
-        if !out.is_empty() && out.len() + 1 + word.len() > 40 {
+    let mut end = 0;
+    for (n, word) in line.split_whitespace().enumerate() {
+        let stop = word.as_ptr() as usize - line.as_ptr() as usize + word.len();
+        if n == 6 || word.contains(['{', '}']) || (n > 0 && stop > 40) {
             break;
         }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&word);
+        end = stop;
     }
-    (!out.is_empty()).then_some(out)
+    (end > 0).then(|| line[..end].to_string())
 }
 
 /// The subtask of a copy family's demonstrations of one input kind.
@@ -867,9 +864,82 @@ impl Recorder<'_> {
         Ok(self.last.window_title != dialog)
     }
 
+    /// The dialog's name field: the text field with the focus, else the first.
     fn text_field(&self) -> Option<&ControlInfo> {
-        self.last.controls.iter().find(|c| c.control_type == "Edit")
+        let fields = || {
+            self.last
+                .controls
+                .iter()
+                .filter(|c| c.control_type == "Edit")
+        };
+        fields().find(|c| c.focused).or_else(|| fields().next())
     }
+
+    /// Clicks into the document before keys meant for it, when the keyboard
+    /// focus is not in a text ([`text_to_click`]): an editor may leave it in
+    /// a side panel after opening a file. The click is a recorded step, so a
+    /// replay makes it too. `input` is the opened file.
+    fn click_into_text(&mut self, input: Option<&InputFile>) -> Result<(), EnvError> {
+        let doc = input.and_then(|i| self.env.probes().file_text(&i.path));
+        let Some(text) = doc
+            .and_then(|d| text_to_click(&self.last, &d))
+            .map(|c| c.control_text.clone())
+        else {
+            return Ok(());
+        };
+        self.step(
+            click(&text),
+            "The keyboard focus is not in the document; I click into its text first.",
+        )?;
+        Ok(())
+    }
+}
+
+/// Whether `c` takes typed text (a field or a document).
+fn is_text(c: &ControlInfo) -> bool {
+    matches!(c.control_type.as_str(), "Edit" | "Document")
+}
+
+/// The first line of `text` with a character other than white space, trimmed.
+fn first_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| !l.is_empty())
+}
+
+/// The control to click into before typing into the document whose text is
+/// `doc`: when no text control has the keyboard focus, the largest text
+/// control that shows the document (its first line is the document's). None
+/// when the focus is in a text already or no control shows the document.
+fn text_to_click<'o>(obs: &'o Observation, doc: &str) -> Option<&'o ControlInfo> {
+    if obs.controls.iter().any(|c| c.focused && is_text(c)) {
+        return None;
+    }
+    let first = first_line(doc)?;
+    let area = |c: &ControlInfo| {
+        i64::from(c.rect[2] - c.rect[0]).max(0) * i64::from(c.rect[3] - c.rect[1]).max(0)
+    };
+    obs.controls
+        .iter()
+        .filter(|c| is_text(c) && first_line(&c.control_text) == Some(first))
+        .max_by_key(|c| area(c))
+}
+
+/// Whether the dialog in front asks for something before a file's name: none
+/// of its text fields has the focus or holds the name of `input` (a save
+/// dialog proposes the document's name in its focused name field).
+fn asks_options_first(obs: &Observation, input: Option<&InputFile>) -> bool {
+    let stem = input.map(|i| {
+        let name = i.path.rsplit('/').next().unwrap_or(&i.path);
+        name.rsplit_once('.')
+            .map_or(name, |(stem, _)| stem)
+            .to_string()
+    });
+    !obs.controls.iter().any(|c| {
+        c.control_type == "Edit"
+            && (c.focused
+                || stem
+                    .as_deref()
+                    .is_some_and(|s| !s.is_empty() && c.control_text.contains(s)))
+    })
 }
 
 /// The button that confirms a dialog: the lowest, rightmost button that does
@@ -966,6 +1036,7 @@ fn try_candidate(
     };
     let before: BTreeSet<String> = files(rec.env);
     if let Some(line) = a.line {
+        rec.click_into_text(a.input)?;
         rec.step(
             // The closing Enter ends the line: a spreadsheet keeps a typed
             // cell in edit mode, and out of its saved file, until then.
@@ -979,6 +1050,19 @@ fn try_candidate(
     let item_thought = format!("I choose {} to save a new file.", bare(&t.item));
     if !rec.step(click(&t.menu), &menu_thought)? || !rec.step(click(&t.item), &item_thought)? {
         return Ok(None);
+    }
+    // A dialog may ask for options before the file's name (LibreOffice's
+    // "PDF Options"): a window over the document where no text field has the
+    // focus or holds the input's name is such a question, and its confirming
+    // button goes on to the dialog that names the file.
+    if !same_window(&rec.last.window_title, &main) && asks_options_first(&rec.last, a.input) {
+        if let Some(button) = confirm_button(&rec.last) {
+            let question = rec.last.window_title.clone();
+            rec.step(
+                click(&button),
+                &format!("'{question}' sets options first; {button} goes on to name the file."),
+            )?;
+        }
     }
     let out_path = new_path(a, native_ext(&rec.last).as_deref());
     if rec.text_field().is_none()
@@ -1053,7 +1137,7 @@ fn native_ext(obs: &Observation) -> Option<String> {
         .filter(|c| c.control_type == "ComboBox")
         .find_map(|c| {
             let inside = c.control_text.split_once('(')?.1;
-            let first = inside.split([',', ')', ' ']).next()?;
+            let first = inside.split([',', ';', ')', ' ']).next()?;
             let ext = first.trim_start_matches('*').strip_prefix('.')?;
             (!ext.is_empty() && ext.chars().all(|ch| ch.is_ascii_alphanumeric()))
                 .then(|| ext.to_lowercase())
@@ -1371,7 +1455,12 @@ mod tests {
             snippet("\n  \nQuarterly report for the north region and more words\nnext").as_deref(),
             Some("Quarterly report for the north region")
         );
-        assert_eq!(snippet("a {b} c").as_deref(), Some("a b c"));
+        assert_eq!(snippet("a {b} c").as_deref(), Some("a"));
+        // Cells copied from a sheet keep their tabs: the clipboard holds them.
+        assert_eq!(
+            snippet("Name\tEmail\tPhone\nAda\tada@x.org\t1").as_deref(),
+            Some("Name\tEmail\tPhone")
+        );
         assert_eq!(
             snippet("Supercalifragilisticexpialidocious-and-then-some words here").as_deref(),
             Some("Supercalifragilisticexpialidocious-and-then-some")
@@ -1412,6 +1501,7 @@ mod tests {
                     parent_control_text: String::new(),
                     parent_control_type: "Window".into(),
                     rect: [0; 4],
+                    focused: false,
                 })
                 .collect(),
             feedback: None,
@@ -1442,6 +1532,7 @@ mod tests {
                 parent_control_text: String::new(),
                 parent_control_type: String::new(),
                 rect: [0; 4],
+                focused: false,
             }],
             feedback: None,
             scene: Default::default(),
@@ -1456,6 +1547,94 @@ mod tests {
             Some("gnumeric")
         );
         assert_eq!(native_ext(&obs("Text Files")), None);
+        // LibreOffice's filters list several extensions, split by ';'.
+        assert_eq!(
+            native_ext(&obs("XHTML (.html;.xhtml)")).as_deref(),
+            Some("html")
+        );
+    }
+
+    /// A control of `kind` showing `text` at `rect`, focused or not.
+    fn control(kind: &str, text: &str, rect: [i32; 4], focused: bool) -> ControlInfo {
+        ControlInfo {
+            label: "1".into(),
+            control_text: text.into(),
+            control_type: kind.into(),
+            parent_control_text: String::new(),
+            parent_control_type: "Window".into(),
+            rect,
+            focused,
+        }
+    }
+
+    fn window(controls: Vec<ControlInfo>) -> Observation {
+        Observation {
+            window_title: "index.html - Geany".into(),
+            controls,
+            feedback: None,
+            scene: Default::default(),
+            captured: None,
+        }
+    }
+
+    #[test]
+    fn the_document_is_clicked_into_when_the_focus_is_not_in_a_text() {
+        let doc = "<!DOCTYPE html>\n<html>\n";
+        let page = |focused: bool| {
+            window(vec![
+                control("Edit", "Search", [0, 0, 100, 20], false),
+                control(
+                    "Edit",
+                    "<!DOCTYPE html>\n<html>",
+                    [0, 30, 700, 500],
+                    focused,
+                ),
+                control("TabItem", "Symbols", [0, 0, 50, 20], !focused),
+            ])
+        };
+        // Focus in a side panel: the text that shows the document.
+        let unfocused = page(false);
+        let target = text_to_click(&unfocused, doc).map(|c| c.control_text.as_str());
+        assert_eq!(target, Some("<!DOCTYPE html>\n<html>"));
+        // Focus in the document already: no click.
+        assert!(text_to_click(&page(true), doc).is_none());
+        // No text control shows the document (a spreadsheet's name box and
+        // font box): no click, whatever the sizes.
+        let sheet = window(vec![
+            control("Edit", "A1", [0, 0, 120, 30], false),
+            control("Edit", "Sans", [0, 40, 170, 70], false),
+        ]);
+        assert!(text_to_click(&sheet, "Name,Email\nAda,a@x.org").is_none());
+    }
+
+    #[test]
+    fn a_dialog_without_a_name_field_asks_for_options_first() {
+        let input = InputFile {
+            path: "/home/user/Documents/budget.xlsx".into(),
+            kind: "xlsx_path".into(),
+        };
+        // LibreOffice's PDF Options: fields, none focused, none with the name.
+        let options = window(vec![
+            control("Edit", "", [0, 0, 100, 20], false),
+            control("Edit", "300 DPI", [0, 30, 100, 50], false),
+            control("Button", "Export", [0, 60, 100, 80], false),
+        ]);
+        assert!(asks_options_first(&options, Some(&input)));
+        // A save dialog: its name field holds the document's name, or has the
+        // focus.
+        let save = |text: &str, focused: bool| {
+            window(vec![
+                control("Edit", text, [0, 0, 300, 20], focused),
+                control("Button", "Save", [0, 60, 100, 80], false),
+            ])
+        };
+        assert!(!asks_options_first(
+            &save("budget.xlsx", false),
+            Some(&input)
+        ));
+        assert!(!asks_options_first(&save("", true), Some(&input)));
+        assert!(!asks_options_first(&save("", true), None));
+        assert!(asks_options_first(&save("", false), None));
     }
 
     #[test]
