@@ -1058,11 +1058,15 @@ fn words_of(stem: &str) -> String {
     } else {
         kept.join(" ")
     };
-    let mut c = w.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => w,
-    }
+    capitalize(&w)
+}
+
+/// `text` with its first letter in upper case.
+fn capitalize(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect::<String>())
+        .unwrap_or_default()
 }
 
 /// The subject of `stem` in words, as it opens a title ("Invoice March") and as
@@ -1070,12 +1074,7 @@ fn words_of(stem: &str) -> String {
 /// capital ([`Topics::lower_but_names`]).
 fn subject(stem: &str, topics: &Topics) -> (String, String) {
     let lower = topics.lower_but_names(&words_of(stem));
-    let mut c = lower.chars();
-    let opening = c
-        .next()
-        .map(|f| f.to_uppercase().chain(c).collect::<String>())
-        .unwrap_or_default();
-    (opening, lower)
+    (capitalize(&lower), lower)
 }
 
 fn unique(mut candidate: impl FnMut(usize) -> String, taken: &BTreeSet<String>) -> String {
@@ -1451,13 +1450,7 @@ fn person_of_address(value: &str) -> Option<String> {
     {
         return None;
     }
-    let cap = |p: &str| {
-        let mut c = p.chars();
-        c.next()
-            .map(|f| f.to_uppercase().chain(c).collect::<String>())
-            .unwrap_or_default()
-    };
-    Some(format!("{} {}", cap(parts[0]), cap(parts[1])))
+    Some(format!("{} {}", capitalize(parts[0]), capitalize(parts[1])))
 }
 
 /// Phrases for a free-text field whose usual value would contain another value
