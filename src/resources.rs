@@ -629,6 +629,33 @@ mod tests {
     }
 
     #[test]
+    fn shows_must_name_something_on_the_desktop() {
+        let c = Catalog::load(&workspace()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = dir.path().join("resources/fixtures/home/user/Documents");
+        std::fs::create_dir_all(&fixtures).unwrap();
+        std::fs::write(fixtures.join("notes.txt"), "notes").unwrap();
+        let desktop = dir.path().join("resources/desktop.toml");
+        let write = |shows: &str| {
+            std::fs::write(
+                &desktop,
+                format!("[initial]\nurl = [\"https://news.example.com\"]\n\n[shows]\n{shows}\n"),
+            )
+            .unwrap();
+        };
+        write("\"/home/user/Documents/notes.txt\" = \"prose\"\n\"https://news.example.com\" = \"home page\"");
+        let held = initial_resources(dir.path(), &c).unwrap();
+        assert!(held
+            .iter()
+            .any(|r| r.parameter.as_deref() == Some("/home/user/Documents/notes.txt")));
+
+        write("\"/home/user/Documents/missing.txt\" = \"prose\"");
+        let err = initial_resources(dir.path(), &c).unwrap_err().to_string();
+        assert!(err.contains("desktop.toml"), "{err}");
+        assert!(err.contains("'/home/user/Documents/missing.txt'"), "{err}");
+    }
+
+    #[test]
     fn capability_matching() {
         let c = Catalog::load(&workspace()).unwrap();
         let levels = Levels {
