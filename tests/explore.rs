@@ -255,6 +255,57 @@ fn offline_explore_covers_the_desktop_with_chains() {
     println!("{n} instances, {} edges, longest chain {longest}, widest fan-out {widest}, {most_categories} categories in one component", pool.edge_count());
 }
 
+/// A browser prints an article, a recipe or a page of figures, never a site's
+/// home page (`[shows]` in desktop.toml: "home page"), and a made file keeps
+/// the content it was made from when edited further; and a subtask that joins
+/// two files (a picture inserted into a deck) takes each picture of the one
+/// deck's topic, not just the first.
+#[test]
+fn offline_explore_edits_only_suited_content_and_joins_every_pair() {
+    let (ws, subtasks, _) = explored();
+    let catalog = Catalog::load(ws.path()).unwrap();
+    let home_pages: BTreeSet<&str> = catalog
+        .shows
+        .iter()
+        .filter(|(_, c)| c.as_str() == "home page")
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert!(!home_pages.is_empty());
+    let prints: Vec<&Subtask> = subtasks
+        .iter()
+        .filter(|s| s.instruction_template.contains("print the page to PDF"))
+        .collect();
+    assert!(!prints.is_empty());
+    for s in &prints {
+        for p in &s.available_parameters {
+            let url = p.get("url").map(String::as_str).unwrap_or_default();
+            assert!(
+                !home_pages.contains(url),
+                "{} prints the home page {url}",
+                s.instruction_template
+            );
+        }
+    }
+    let pictures_into_the_deck = subtasks
+        .iter()
+        .filter(|s| {
+            s.application == "Slides" && s.instruction_template.contains("insert the picture")
+        })
+        .map(|s| {
+            s.available_parameters
+                .iter()
+                .filter_map(|p| p.get("other_img_path"))
+                .collect::<BTreeSet<_>>()
+                .len()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(
+        pictures_into_the_deck >= 3,
+        "{pictures_into_the_deck} pictures"
+    );
+}
+
 #[test]
 fn offline_explore_is_deterministic() {
     let (_, _, first) = explored();
@@ -357,6 +408,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
                 parameter: r.parameter,
                 source: "test".into(),
                 readers: 0,
+                shows: None,
                 depth: 1,
             })
             .collect();

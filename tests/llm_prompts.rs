@@ -119,6 +119,7 @@ fn explorer_prompt() {
             parameter: Some("/home/user/Documents/budget.xlsx".into()),
             source: "desktop".into(),
             readers: 0,
+            shows: Some("figures".into()),
             depth: 0,
         }],
     };

@@ -119,6 +119,10 @@ const ROOT_DRAWS: usize = 3;
 /// have a node that needs two others (fan-in), until the slot has failed
 /// [`RELAX_AFTER`] times.
 pub const JOIN_EVERY: usize = 2;
+/// Failed attempts after which a join slot takes a task without fan-in: joins
+/// are rarer than chains in any pool, so a join slot keeps looking longer than
+/// [`RELAX_AFTER`].
+const JOIN_TRIES: u32 = 4 * RELAX_AFTER;
 /// Penalty at which a candidate can no longer meet its targets.
 const DEAD: usize = 1000;
 
@@ -818,12 +822,18 @@ const CHAIN_BUDGET: usize = 400;
 fn scope_hubs(pool: &Pool<'_>, members: &[u32]) -> Vec<Hub> {
     let mut hubs = Vec::new();
     for &p in members {
-        if !pool.is_root(p as usize) {
+        // A producer flawed on its own (a screenshot also copied to the
+        // clipboard that no reader pastes) spoils every star around it.
+        if !pool.is_root(p as usize) || !pointless(pool, &[p as usize], &[true]).is_empty() {
             continue;
         }
         let sp = &pool.slim[p as usize];
         for &r in sp.outputs.iter() {
+            // Only readers that make a sound leaf of the star count: one that
+            // carries a converted file (a text copy of a PDF put on a to-do)
+            // or leaves nothing that lasts is no branch a person would ask for.
             let mut apps: Vec<u32> = hub_readers(pool, members, p, r)
+                .filter(|&x| pointless(pool, &[p as usize, x as usize], &[true, false]).is_empty())
                 .map(|x| pool.slim[x as usize].app)
                 .collect();
             apps.sort_unstable();
@@ -1257,7 +1267,7 @@ fn attempt(
     };
     // A join narrows the graph: slots that must be wide are no join slots.
     let join_slot =
-        s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < RELAX_AFTER;
+        s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < JOIN_TRIES;
     // A wide slot starts from a hub and its readers, a deep one from a path
     // searched for: random growth seldom reaches either. Every other try, the
     // first among them, still grows at random (a small pool's wide graphs may

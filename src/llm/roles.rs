@@ -238,6 +238,11 @@ pub struct KnownResource {
     /// ends every chain that makes it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub readers: u32,
+    /// What the file or page shows, when that is declared (`"photo"`, `"home
+    /// page"`, `"screen capture"`): an edit is proposed only on content it
+    /// suits (a home page is not printed, a screen capture not captioned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shows: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

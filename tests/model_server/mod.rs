@@ -198,11 +198,16 @@ impl Brain {
             .filter_map(|l| {
                 let (body, source) = l.rsplit_once(" (")?;
                 let source = source.trim_end_matches(')');
-                let (source, readers) = match source.split_once("; read by ") {
-                    Some((s, n)) => (s, n.split(' ').next()?.parse().ok()?),
-                    None => (source, 0),
-                };
-                let source = source.to_string();
+                let mut parts = source.split("; ");
+                let source = parts.next()?.to_string();
+                let (mut readers, mut shows) = (0, None);
+                for part in parts {
+                    if let Some(n) = part.strip_prefix("read by ") {
+                        readers = n.split(' ').next()?.parse().ok()?;
+                    } else if let Some(c) = part.strip_prefix("shows ") {
+                        shows = Some(c.to_string());
+                    }
+                }
                 let (kind, parameter) = match body.split_once(" = ") {
                     Some((k, p)) => (k.to_string(), Some(p.to_string())),
                     None => (body.to_string(), None),
@@ -213,6 +218,7 @@ impl Brain {
                     source,
                     readers,
                     depth: 0,
+                    shows,
                 })
             })
             .collect();

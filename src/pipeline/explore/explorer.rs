@@ -102,6 +102,7 @@ impl OfflineExplorer {
                         source: req.application.clone(),
                         depth: 1,
                         readers: 0,
+                        shows: None,
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
@@ -125,6 +126,8 @@ impl OfflineExplorer {
         let hs = (h % 10_007) as usize;
         // Candidates of every input slot.
         let mut cands: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let suits = self.suits(plan);
+        let edited = edited_slots(plan);
         for s in &plan.slots {
             let kind = match &s.role {
                 SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => kind,
@@ -162,6 +165,14 @@ impl OfflineExplorer {
                 }
                 if p.contains(['{', '}', '\'', '"']) {
                     continue;
+                }
+                // An edit only on content it suits (a home page is not
+                // printed, a screen capture not rotated like a photo): the
+                // composer would never place it.
+                if let (Some(suits), Some(shown)) = (&suits, &r.shows) {
+                    if edited.contains(&s.name.as_str()) && !suits.contains(shown) {
+                        continue;
+                    }
                 }
                 // A file this application made is not handed to it again: a
                 // person changes a deck and exports it in one sitting, and the
@@ -212,11 +223,22 @@ impl OfflineExplorer {
         } else {
             SETS_PER_SUBTASK
         };
-        while sets.len() < wanted && attempt < wanted + 12 {
+        // A join walks the pairs of its inputs: its first input cycles (one
+        // deck on the desktop still takes every picture of its topic), a later
+        // one moves on each round, and a first input with no partner of its
+        // topic skips to the next pair instead of ending the walk.
+        let join = inputs >= 2;
+        let first_count = input_slots_files_first(plan)
+            .first()
+            .and_then(|s| cands.get(&s.name))
+            .map_or(1, |c| c.len().max(1));
+        let limit = if join { wanted * 4 + 12 } else { wanted + 12 };
+        while sets.len() < wanted && attempt < limit {
             let i = attempt;
             attempt += 1;
             let mut values = ParameterSet::new();
             let mut ok = true;
+            let mut skip = false;
             for (k, s) in input_slots_files_first(plan).into_iter().enumerate() {
                 let Some(c) = cands.get(&s.name) else {
                     continue;
@@ -233,15 +255,21 @@ impl OfflineExplorer {
                 // The first input walks its candidates set by set; a later one
                 // (the contact a file is mailed to) cycles over those that fit
                 // the first one's topic, so every file made gets its reader.
-                let pick = if k == 0 {
+                let pick = if k == 0 && join {
+                    free.get(i % first_count).copied()
+                } else if k == 0 {
                     free.get(i).copied()
                 } else {
                     let fitting = self.fitting(&free, &values);
-                    (fitting > 0).then(|| free[i % fitting])
+                    (fitting > 0).then(|| free[(i + i / first_count) % fitting])
                 };
                 match pick {
                     Some(v) => {
                         values.insert(s.name.clone(), v.clone());
+                    }
+                    None if join && k > 0 => {
+                        skip = true;
+                        break;
                     }
                     None => {
                         ok = false;
@@ -251,6 +279,10 @@ impl OfflineExplorer {
             }
             if !ok {
                 break;
+            }
+            // The same inputs again (the walk came round) make nothing new.
+            if skip || sets.iter().any(|(v, _)| same_inputs(plan, v, &values)) {
+                continue;
             }
             // Inputs about two subjects (a song mailed to the school fair's
             // address) make no request a person would give.
@@ -283,7 +315,7 @@ impl OfflineExplorer {
                 .slots
                 .iter()
                 .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                .filter_map(|s| values.get(&s.name).map(|v| stem_of(v)))
+                .filter_map(|s| values.get(&s.name).map(|v| root_stem(v, &self.originals)))
                 .collect();
             if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
                 continue;
@@ -333,6 +365,18 @@ impl OfflineExplorer {
                             _ => None,
                         });
                         let mut tags = change_tags(&plan.phrases);
+                        // A file that joins two (a report with a picture put
+                        // in) may be named after the second when the change's
+                        // name is taken: a report with each picture.
+                        let second = plan
+                            .slots
+                            .iter()
+                            .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
+                            .filter_map(|r| values.get(&r.name))
+                            .nth(1);
+                        if let Some(v) = second {
+                            tags.push(format!("with_{}", stem_of(v)));
+                        }
                         let ext = match read {
                             Some(v) => {
                                 if tags.is_empty() {
@@ -346,6 +390,20 @@ impl OfflineExplorer {
                                 ext.clone()
                             }
                         };
+                        // A copy of a copy may carry the earlier change too
+                        // ('launch_deck_dark_theme_signed.pdf') when the plain
+                        // names are taken, before any counter.
+                        let first_input = plan
+                            .slots
+                            .iter()
+                            .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
+                            .find_map(|r| values.get(&r.name));
+                        if let (Some(v), Some(tag)) = (first_input, tags.first().cloned()) {
+                            let own = stem_of(v);
+                            if let Some(earlier) = own.strip_prefix(&format!("{stem}_")) {
+                                tags.push(format!("{earlier}_{tag}"));
+                            }
+                        }
                         output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid)
                     }
                     SlotRole::OutputRecord { kind } => {
@@ -580,6 +638,23 @@ impl OfflineExplorer {
             }
             _ => false,
         })
+    }
+
+    /// The contents the plan's edits suit, as their effects declare (`suits`,
+    /// the intersection over the controls it clicks); `None`: any.
+    fn suits(&self, plan: &Plan) -> Option<Vec<String>> {
+        let app = self.desktop.app(&plan.app)?;
+        let mut suits: Option<Vec<String>> = None;
+        for (_, control, _, e) in crate::env::spec::effects_of(&app.spec) {
+            if e.suits.is_empty() || !plan.clicked.contains(&control) {
+                continue;
+            }
+            suits = Some(match suits {
+                None => e.suits.clone(),
+                Some(s) => s.into_iter().filter(|c| e.suits.contains(c)).collect(),
+            });
+        }
+        suits
     }
 
     /// The stem of a file taken from the screen whose content the producing
@@ -894,6 +969,44 @@ const MADE_FIRST: usize = 3;
 /// The input slots of `plan`, files before records: the file a subtask reads
 /// (the photo, the report) sets the topic and the record (the contact it is
 /// sent to) follows it, so what is made finds its readers.
+/// The input slots whose content the plan's edits change, as the composer
+/// reads them: its one file; of several, those of a kind it saves (the
+/// document a picture goes into, not the picture); with no file, every input
+/// (the page a browser prints).
+fn edited_slots(plan: &Plan) -> Vec<&str> {
+    let files: Vec<&paths::Slot> = plan
+        .slots
+        .iter()
+        .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+        .collect();
+    let saved = |kind: &str| {
+        plan.produces.iter().any(|k| k == kind)
+            || plan
+                .slots
+                .iter()
+                .any(|s| matches!(&s.role, SlotRole::OutputPath { kind: k, .. } if k == kind))
+    };
+    match files.len() {
+        0 => input_slots_files_first(plan)
+            .into_iter()
+            .map(|s| s.name.as_str())
+            .collect(),
+        1 => vec![files[0].name.as_str()],
+        _ => files
+            .into_iter()
+            .filter(|s| matches!(&s.role, SlotRole::InputPath { kind } if saved(kind)))
+            .map(|s| s.name.as_str())
+            .collect(),
+    }
+}
+
+/// Do two parameter sets read the same inputs? (Never for a plan that reads
+/// none: its sets differ in what they make.)
+fn same_inputs(plan: &Plan, a: &ParameterSet, b: &ParameterSet) -> bool {
+    let mut inputs = input_slots_files_first(plan).into_iter().peekable();
+    inputs.peek().is_some() && inputs.all(|s| a.get(&s.name) == b.get(&s.name))
+}
+
 fn input_slots_files_first(plan: &Plan) -> Vec<&paths::Slot> {
     let mut slots: Vec<&paths::Slot> = plan
         .slots
@@ -1294,6 +1407,12 @@ fn output_path(
                 .iter()
                 .filter(|t| !stem.split('_').any(|p| p == **t))
                 .map(|t| format!("_{t}")),
+        )
+        // Two tags together before a counter: a counter marks a mechanical copy.
+        .chain(
+            tags.iter()
+                .enumerate()
+                .flat_map(|(i, a)| tags[i + 1..].iter().map(move |b| format!("_{a}_{b}"))),
         )
         .map(|suffix| path(&suffix))
         .find(|p| !taken.contains(p) && !taken_loosely.contains(&loose(p)))
@@ -1792,6 +1911,7 @@ mod tests {
             parameter: Some(v.into()),
             source: "Finance".into(),
             readers: 0,
+            shows: None,
             depth: 1,
         };
         let plan = "/home/user/Documents/quarterly_plan.csv";
@@ -1898,10 +2018,16 @@ mod tests {
                 "/home/user/Documents/deck_final.pdf",
             ]
         );
-        // Every word taken: a counter, as the last resort.
+        // Every word taken: two tags together, then a counter as the last resort.
         for t in VERSION_TAGS {
             taken.insert(format!("{d}/deck_{t}.pdf"));
         }
+        let both = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
+        assert_eq!(
+            both,
+            "/home/user/Documents/deck_two_column_layout_exported.pdf"
+        );
+        taken.insert(both);
         assert_eq!(
             output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken),
             "/home/user/Documents/deck_two_column_layout_2.pdf"
@@ -1915,6 +2041,7 @@ mod tests {
             parameter: Some(p.into()),
             source: source.into(),
             readers: 0,
+            shows: None,
             depth: 0,
         }
     }

@@ -487,6 +487,52 @@ fn outputs_of(catalog: &Catalog, s: &Subtask) -> Vec<Resource> {
         .collect()
 }
 
+/// What each value shows, by value: the desktop's own (`[shows]` in
+/// `desktop.toml`), then, in the order stored, each output of a stored subtask:
+/// what its effects declare they make (a printed page shows "web page": an
+/// effect's `shows`, found by the `describe` phrase the instruction is worded
+/// from), else what the set's first input of declared content shows (a cropped
+/// copy of a photo is a photo).
+fn shown_contents(
+    apps: &[crate::env::spec::LoadedApp],
+    catalog: &Catalog,
+    stored: &[Subtask],
+) -> BTreeMap<String, String> {
+    let mut shows = catalog.shows.clone();
+    for s in stored {
+        let declared = apps
+            .iter()
+            .find(|a| a.spec.name == s.application)
+            .and_then(|a| {
+                crate::env::spec::effects_of(&a.spec)
+                    .into_iter()
+                    .find_map(|(_, _, _, e)| {
+                        let said = e.describe.as_deref()?;
+                        s.instruction_template
+                            .contains(said)
+                            .then(|| e.shows.clone())?
+                    })
+            });
+        for i in 0..s.available_parameters.len() {
+            let Ok((ins, outs)) = instantiate(catalog, s, i) else {
+                continue;
+            };
+            let shown = declared.clone().or_else(|| {
+                ins.iter()
+                    .filter_map(|r| r.parameter.as_ref())
+                    .find_map(|p| shows.get(p).cloned())
+            });
+            let Some(shown) = shown else { continue };
+            for o in outs {
+                if let Some(p) = o.parameter {
+                    shows.entry(p).or_insert_with(|| shown.clone());
+                }
+            }
+        }
+    }
+    shows
+}
+
 /// For every output of the stored subtasks, the number of subtasks in the longest
 /// chain that makes it (inputs that nobody makes count 0).
 fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32> {
@@ -567,11 +613,13 @@ fn request(
     }
     let depths = chain_depths(catalog, stored);
     let readers = reader_apps(catalog, stored);
+    let shows = shown_contents(desktop.apps(), catalog, stored);
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
             depth: depths.get(&r).copied().unwrap_or(0),
             readers: readers.get(&r).map_or(0, |a| a.len() as u32),
+            shows: r.parameter.as_ref().and_then(|p| shows.get(p)).cloned(),
             kind: r.kind,
             parameter: r.parameter,
             source,
