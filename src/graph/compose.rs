@@ -1073,7 +1073,15 @@ impl Usage {
     /// subtasks than the request's nodes over the cap) does it grow by its base
     /// value every [`RELAX_AFTER`] failures.
     fn cap(&self, nodes: usize, tries: u32) -> u32 {
-        let base = ((MAX_SUBTASK_SHARE * nodes.max(self.floor) as f64).floor() as u32).max(1);
+        // A request added to a stored dataset counts the nodes there are, not
+        // those it hopes to add: a top-up that makes one task of three must not
+        // leave a subtask over the share of the dataset it joins.
+        let total = if self.capped {
+            nodes
+        } else {
+            nodes.max(self.floor)
+        };
+        let base = ((MAX_SUBTASK_SHARE * total as f64).floor() as u32).max(1);
         let least = (MAX_SUBTASK_SHARE * self.floor as f64).floor() as usize;
         if least >= 2 && self.subtask.len() * least >= self.floor {
             base
@@ -1609,6 +1617,22 @@ fn join_cone(
     rng: &mut ChaCha8Rng,
     track_width: bool,
 ) -> Option<Growth> {
+    // Many joins have no sound cone (two prints merged and converted again):
+    // a few are drawn before the attempt fails.
+    (0..JOIN_DRAWS).find_map(|_| join_cone_once(world, scope, n, rng, track_width))
+}
+
+/// Join targets [`join_cone`] draws per attempt.
+const JOIN_DRAWS: usize = 6;
+
+/// One draw of [`join_cone`]: a random joinable member and random producers.
+fn join_cone_once(
+    world: &World<'_, '_>,
+    scope: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+    track_width: bool,
+) -> Option<Growth> {
     let pool = world.pool;
     let targets = &world.joinable[scope];
     let x = targets[rng.random_range(0..targets.len())];
@@ -2056,5 +2080,28 @@ mod tests {
             "Open 'a.txt' in Writer. Then copy the table. Then PDF Tool: merge."
         );
         assert_eq!(draft_instruction(&[]), "");
+    }
+
+    #[test]
+    fn a_top_up_caps_subtasks_by_the_nodes_there_are() {
+        let syn = crate::graph::synthetic::synthetic_pool(60, 8, 3).unwrap();
+        let pool = Pool::new(&syn.catalog, &syn.subtasks, &syn.initial).unwrap();
+        let spec = ComposeSpec {
+            count: 3,
+            ..ComposeSpec::default()
+        };
+        // 96 stored nodes, 4 of them one subtask's (4.2 %).
+        let prior: Vec<usize> = std::iter::repeat_n(0, 4)
+            .chain((0..92).map(|k| 1 + k % 50))
+            .collect();
+        let mut usage = Usage::new(&pool, &spec);
+        usage.seed(&prior);
+        // One more two-node task makes 98 nodes: a fifth use would be 5.1 %,
+        // however many nodes the request hoped to add (its floor, 102).
+        assert_eq!(usage.cap(98, 0), 4);
+        assert_eq!(usage.cap(100, 0), 5);
+        // A first request still counts on the nodes it asks for.
+        let fresh = Usage::new(&pool, &ComposeSpec { count: 40, ..spec });
+        assert_eq!(fresh.cap(10, 0), 4);
     }
 }
