@@ -969,6 +969,21 @@ const MADE_FIRST: usize = 3;
 /// The input slots of `plan`, files before records: the file a subtask reads
 /// (the photo, the report) sets the topic and the record (the contact it is
 /// sent to) follows it, so what is made finds its readers.
+fn input_slots_files_first(plan: &Plan) -> Vec<&paths::Slot> {
+    let mut slots: Vec<&paths::Slot> = plan
+        .slots
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.role,
+                SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
+            )
+        })
+        .collect();
+    slots.sort_by_key(|s| !matches!(s.role, SlotRole::InputPath { .. }));
+    slots
+}
+
 /// The input slots whose content the plan's edits change, as the composer
 /// reads them: its one file; of several, those of a kind it saves (the
 /// document a picture goes into, not the picture); with no file, every input
@@ -1005,21 +1020,6 @@ fn edited_slots(plan: &Plan) -> Vec<&str> {
 fn same_inputs(plan: &Plan, a: &ParameterSet, b: &ParameterSet) -> bool {
     let mut inputs = input_slots_files_first(plan).into_iter().peekable();
     inputs.peek().is_some() && inputs.all(|s| a.get(&s.name) == b.get(&s.name))
-}
-
-fn input_slots_files_first(plan: &Plan) -> Vec<&paths::Slot> {
-    let mut slots: Vec<&paths::Slot> = plan
-        .slots
-        .iter()
-        .filter(|s| {
-            matches!(
-                s.role,
-                SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
-            )
-        })
-        .collect();
-    slots.sort_by_key(|s| !matches!(s.role, SlotRole::InputPath { .. }));
-    slots
 }
 
 /// The made files of one kind an input slot may read, split into the kind's
