@@ -80,6 +80,12 @@ pub struct KindSpec {
     /// file is no change of its format.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wraps: bool,
+    /// Readers type the value in rather than pick it (an e-mail address typed
+    /// into To): a node that makes one (adds the contact) hands nothing to
+    /// them, so no dependency joins the two, and only values the desktop
+    /// starts with are read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub typed: bool,
     /// For markup (a web page's HTML): the applications that render it (a
     /// browser). Any other application shows its source, which is code: prose
     /// made of it there (its text copied to paste for a reader, a PDF or a

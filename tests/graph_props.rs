@@ -408,6 +408,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
+                typed: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

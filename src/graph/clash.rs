@@ -216,6 +216,7 @@ mod tests {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
+                typed: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

@@ -86,7 +86,7 @@ use crate::graph::clash::clash_pair;
 use crate::graph::dag::{bits, width_of_closure, Orders, SmallDag, MAX_NODES};
 use crate::graph::intent;
 use crate::graph::pointless::{pointless, shares_holder, shuffles_with};
-use crate::graph::pool::{intersects, Instance, Pool, Scope};
+use crate::graph::pool::{Instance, Pool, Scope};
 use crate::graph::spec::{
     dim_index, explain_infeasible, feasible_sizes, range_condition, range_label, target_range,
     ComposeSpec, Ranges, Target, BRA, DEP, HIE, INS, KNO,
@@ -1785,11 +1785,10 @@ fn evaluate(
     let mut preds = 0u32;
     let mut succs = 0u32;
     for (v, &inst) in g.nodes.iter().enumerate() {
-        let sv = &pool.slim[inst as usize];
-        if intersects(&sv.outputs, &sx.inputs) {
+        if pool.depends_on(x as usize, inst as usize) {
             preds |= 1 << v;
         }
-        if intersects(&sx.outputs, &sv.inputs) {
+        if pool.depends_on(inst as usize, x as usize) {
             succs |= 1 << v;
         }
     }

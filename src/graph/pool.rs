@@ -87,7 +87,7 @@ pub(crate) struct Slim {
 /// Verbs of instruction phrases that change nothing in the artefact.
 pub(crate) const NO_CHANGE: &[&str] = &[
     "save", "select", "choose", "open", "copy", "click", "export", "convert", "print", "send",
-    "preview", "play", "view", "show", "go",
+    "preview", "play", "view", "show", "go", "repeat",
 ];
 
 /// The change phrases of an instruction template as bits (see [`Slim::changes`]):
@@ -169,6 +169,9 @@ pub struct Pool<'a> {
     /// `placeable[i]`: every input of `i` can be met, from the initial desktop or by
     /// instances that are themselves placeable (least fixed point).
     pub(crate) placeable: Vec<bool>,
+    /// `typed[r]`: readers type resource `r` in (its kind's `typed`), so no node
+    /// hands it to them.
+    typed: Vec<bool>,
     succ_start: Vec<u32>,
     succ: Vec<u32>,
     pred_start: Vec<u32>,
@@ -298,6 +301,13 @@ impl<'a> Pool<'a> {
             }
         }
 
+        // A value readers type in (an e-mail address) is handed by nobody: it
+        // holds when the desktop starts with it, never because a node made it.
+        let typed: Vec<bool> = res_list
+            .iter()
+            .map(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.typed))
+            .collect();
+
         // Placeable: least fixed point from the initial desktop.
         let n = slim.len();
         let mut missing: Vec<usize> = slim
@@ -317,7 +327,7 @@ impl<'a> Pool<'a> {
         }
         while let Some(i) = queue.pop() {
             for &r in slim[i].outputs.iter() {
-                if available[r as usize] {
+                if available[r as usize] || typed[r as usize] {
                     continue;
                 }
                 available[r as usize] = true;
@@ -339,7 +349,7 @@ impl<'a> Pool<'a> {
                 continue;
             }
             let list = &mut preds_of[b];
-            for &r in slim[b].inputs.iter() {
+            for &r in slim[b].inputs.iter().filter(|&&r| !typed[r as usize]) {
                 for &a in &producers[r as usize] {
                     if a as usize != b && placeable[a as usize] {
                         list.push(a);
@@ -366,6 +376,7 @@ impl<'a> Pool<'a> {
             slim,
             initial: initial_flags,
             placeable,
+            typed,
             succ_start,
             succ,
             pred_start,
@@ -507,10 +518,15 @@ impl<'a> Pool<'a> {
         &self.pred[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
     }
 
-    /// Does `b` depend on `a` (some output of `a` is an input of `b`, `a != b`)?
+    /// Does `b` depend on `a` (some output of `a` is an input of `b` that readers
+    /// do not type in, `a != b`)?
     /// Defined for every pair, placeable or not.
     pub fn depends_on(&self, b: usize, a: usize) -> bool {
-        a != b && intersects(&self.slim[a].outputs, &self.slim[b].inputs)
+        a != b
+            && self.slim[b]
+                .inputs
+                .iter()
+                .any(|r| !self.typed[*r as usize] && self.slim[a].outputs.binary_search(r).is_ok())
     }
 
     /// Number of dependency edges among placeable instances.
@@ -744,7 +760,12 @@ pub(crate) mod tests {
     /// A catalogue with two parameterised kinds and one without a parameter.
     pub(crate) fn tiny_catalog() -> Catalog {
         let mut kinds = BTreeMap::new();
-        for (name, parameter) in [("doc", true), ("img", true), ("clip", false)] {
+        for (name, parameter) in [
+            ("doc", true),
+            ("img", true),
+            ("clip", false),
+            ("address", true),
+        ] {
             kinds.insert(
                 name.to_string(),
                 KindSpec {
@@ -758,6 +779,7 @@ pub(crate) mod tests {
                     keeps_props: None,
                     machine_text: false,
                     wraps: false,
+                    typed: name == "address",
                     rendered_by: vec![],
                     print: false,
                     tracker: false,
@@ -833,6 +855,41 @@ pub(crate) mod tests {
         let comps = pool.components();
         assert_eq!(comps.len(), 1);
         assert_eq!(comps[0].members, vec![a, b, c0]);
+    }
+
+    #[test]
+    fn a_typed_value_made_by_a_node_is_no_dependency() {
+        let cat = tiny_catalog();
+        let subs = vec![
+            subtask(
+                "add",
+                "Mail",
+                &[],
+                &["address"],
+                &[&[("address", "omar@x")]],
+            ),
+            subtask(
+                "send",
+                "Mail",
+                &["address"],
+                &[],
+                &[&[("address", "omar@x")], &[("address", "ann@x")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("address", Some("ann@x".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let add = pool.find(&SubtaskId("add".into()), 0).unwrap();
+        let to_omar = pool.find(&SubtaskId("send".into()), 0).unwrap();
+        let to_ann = pool.find(&SubtaskId("send".into()), 1).unwrap();
+        assert!(
+            !pool.depends_on(to_omar, add),
+            "adding the contact hands nothing on"
+        );
+        assert!(
+            !pool.is_placeable(to_omar),
+            "only addresses the desktop has are read"
+        );
+        assert!(pool.is_placeable(to_ann) && pool.is_root(to_ann));
     }
 
     #[test]

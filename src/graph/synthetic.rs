@@ -84,6 +84,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 keeps_props: None,
                 machine_text: false,
                 wraps: false,
+                typed: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

@@ -166,6 +166,12 @@ impl OfflineExplorer {
                 if p.contains(['{', '}', '\'', '"']) {
                     continue;
                 }
+                // A value readers type (an address) is read as the desktop
+                // has it: one a subtask made would be no hand-off.
+                let typed = self.catalog.kinds.get(kind).is_some_and(|k| k.typed);
+                if typed && r.source != "desktop" {
+                    continue;
+                }
                 // An edit only on content it suits (a home page is not
                 // printed, a screen capture not rotated like a photo): the
                 // composer would never place it.
@@ -358,13 +364,25 @@ impl OfflineExplorer {
                 }
                 let v = match &s.role {
                     SlotRole::Choice { values: vs } => vs[(hs + i) % vs.len()].clone(),
+                    SlotRole::OutputPath { kind, ext }
+                        if self.bundles(kind, plan, &values).is_some() =>
+                    {
+                        // An archive of two files about one subject is named
+                        // after the subject ('summer_trip.zip'), not after a
+                        // change to the first file.
+                        let subject = self.bundles(kind, plan, &values).unwrap_or_default();
+                        output_path(kind, ext, &subject, in_dir.as_deref(), &[], &avoid)
+                    }
                     SlotRole::OutputPath { kind, ext } => {
                         // A copy of a file it read keeps that file's extension.
                         let read = plan.slots.iter().find_map(|r| match &r.role {
                             SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
                             _ => None,
                         });
-                        let mut tags = change_tags(&plan.phrases);
+                        let changes = change_tags(&plan.phrases);
+                        let changed = !changes.is_empty();
+                        let mut tags: Vec<String> =
+                            changes.into_iter().filter(|t| names_a_result(t)).collect();
                         // A file that joins two (a report with a picture put
                         // in) may be named after the second when the change's
                         // name is taken: a report with each picture.
@@ -379,14 +397,17 @@ impl OfflineExplorer {
                         }
                         let ext = match read {
                             Some(v) => {
-                                if tags.is_empty() {
+                                if !changed {
                                     tags.push("backup".into());
                                 }
                                 vfs::extension(v)
                             }
                             None => {
                                 let last = plan.phrases.last().map(String::as_str);
-                                tags.push(participle(last.unwrap_or("")));
+                                let made = participle(last.unwrap_or(""));
+                                if names_a_result(&made) {
+                                    tags.push(made);
+                                }
                                 ext.clone()
                             }
                         };
@@ -424,7 +445,7 @@ impl OfflineExplorer {
                                 .iter()
                                 .any(|k| paths::on_clipboard(&self.catalog, k)) =>
                     {
-                        print_command(known, hs + i)
+                        print_command(known, &self.catalog, hs + i)
                     }
                     // One whose output is a file makes a file about the subject.
                     SlotRole::Text { field } if field == "command" => {
@@ -655,6 +676,27 @@ impl OfflineExplorer {
             });
         }
         suits
+    }
+
+    /// The subject an output of `kind` bundles, as a file stem ("summer_trip"):
+    /// when `kind` wraps files (an archive), the plan packs two or more and
+    /// they share a topic.
+    fn bundles(&self, kind: &str, plan: &Plan, values: &ParameterSet) -> Option<String> {
+        if !self.catalog.kinds.get(kind).is_some_and(|k| k.wraps) {
+            return None;
+        }
+        let packed: Vec<&str> = plan
+            .slots
+            .iter()
+            .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+            .filter_map(|s| values.get(&s.name).map(String::as_str))
+            .collect();
+        if packed.len() < 2 {
+            return None;
+        }
+        let topics = &self.catalog.topics;
+        let topic = topics.get(topics.of(packed).single()?)?;
+        Some(topic.name.replace(' ', "_"))
     }
 
     /// The stem of a file taken from the screen whose content the producing
@@ -1357,6 +1399,44 @@ fn participle(phrase: &str) -> String {
     }
 }
 
+/// Change tags that say how a file was made, not what it is: nobody names a
+/// file 'meeting_notes_date.txt', 'itinerary_pasted.docx' or
+/// 'budget_imported.xlsx' (a reviewer read each as a template's mark). A copy
+/// whose changes only give such tags takes a version word instead
+/// ([`VERSION_TAGS`]): 'meeting_notes_final.txt'.
+const MECHANICAL_TAGS: &[&str] = &[
+    "pasted",
+    "imported",
+    "appended",
+    "inserted",
+    "typed",
+    "frozen",
+    "saved",
+    "exported",
+    "converted",
+    "copied",
+    "repeated",
+    "added",
+    "selected",
+    "changed",
+    "set",
+    "used",
+    "date",
+    "line",
+    "comment_line",
+    "heading",
+    "markdown_heading",
+    "text",
+    "picture",
+    "image",
+];
+
+/// Does a change tag name what the file is ('signed', 'grayscale', 'bar_chart')
+/// rather than how it was made (see [`MECHANICAL_TAGS`])?
+fn names_a_result(tag: &str) -> bool {
+    !tag.is_empty() && !MECHANICAL_TAGS.contains(&tag)
+}
+
 /// Words that tell two versions of one file apart when the change tags are
 /// taken ("report_final.pdf", "report_v2.pdf"): names people give, before any
 /// counter. The neutral ones come first: a word that says what the file is for
@@ -1364,7 +1444,7 @@ fn participle(phrase: &str) -> String {
 /// (a reader saw the raw recording named '_shared' and the finished one
 /// '_archive', and a '_team' screenshot mailed to family).
 const VERSION_TAGS: &[&str] = &[
-    "final", "draft", "v2", "revised", "review", "summary", "notes", "print", "web", "shared",
+    "v2", "revised", "draft", "final", "review", "summary", "notes", "print", "web", "shared",
     "team", "archive", "latest", "v3", "update", "clean", "short",
 ];
 
@@ -1754,10 +1834,12 @@ const TEXT_EXTENSIONS: &[&str] = &["txt", "md", "csv", "ics", "py", "sh", "rs", 
 /// A command that prints something worth copying: `cat` of a text file on the
 /// fresh desktop (so its output is about that file's topic), the `i`-th of them;
 /// a folder listing when the desktop has none.
-fn print_command(known: &[KnownResource], i: usize) -> String {
+fn print_command(known: &[KnownResource], catalog: &Catalog, i: usize) -> String {
     let mut files: Vec<&str> = known
         .iter()
         .filter(|k| k.source == "desktop")
+        // A calendar export's text is a machine format nobody reads pasted.
+        .filter(|k| !catalog.kinds.get(&k.kind).is_some_and(|s| s.machine_text))
         .filter_map(|k| k.parameter.as_deref())
         .filter(|p| {
             p.starts_with(vfs::HOME)
@@ -1989,6 +2071,14 @@ mod tests {
     }
 
     #[test]
+    fn a_file_is_not_named_after_how_it_was_made() {
+        assert!(names_a_result("signed") && names_a_result("bar_chart"));
+        for mechanical in ["pasted", "imported", "date", "frozen", "saved", "repeated"] {
+            assert!(!names_a_result(mechanical), "{mechanical}");
+        }
+    }
+
+    #[test]
     fn a_taken_name_gives_way_to_a_word_before_a_counter() {
         let phrases: Vec<String> = [
             "open a deck '{pptx_path}'",
@@ -2002,7 +2092,7 @@ mod tests {
         assert_eq!(tags, vec!["two_column_layout".to_string()]);
         let d = "/home/user/Documents";
         let mut taken = BTreeSet::new();
-        let tags = vec!["two_column_layout".to_string(), "exported".to_string()];
+        let tags = vec!["two_column_layout".to_string(), "signed".to_string()];
         let mut made = Vec::new();
         for _ in 0..4 {
             let p = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
@@ -2014,8 +2104,8 @@ mod tests {
             [
                 "/home/user/Documents/deck.pdf",
                 "/home/user/Documents/deck_two_column_layout.pdf",
-                "/home/user/Documents/deck_exported.pdf",
-                "/home/user/Documents/deck_final.pdf",
+                "/home/user/Documents/deck_signed.pdf",
+                "/home/user/Documents/deck_v2.pdf",
             ]
         );
         // Every word taken: two tags together, then a counter as the last resort.
@@ -2025,7 +2115,7 @@ mod tests {
         let both = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
         assert_eq!(
             both,
-            "/home/user/Documents/deck_two_column_layout_exported.pdf"
+            "/home/user/Documents/deck_two_column_layout_signed.pdf"
         );
         taken.insert(both);
         assert_eq!(
@@ -2048,16 +2138,23 @@ mod tests {
 
     #[test]
     fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
+        let catalog = Catalog::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let ics = KnownResource {
+            kind: "ics_path".into(),
+            ..k("/home/user/Documents/a.ics", "desktop")
+        };
         let known = vec![
             k("/home/user/Pictures/a.png", "desktop"),
             k("/home/user/Documents/new.txt", "Writer"),
+            ics,
             k("/home/user/Documents/b.md", "desktop"),
         ];
         // Only a text file the fresh desktop has (another subtask's output may
-        // not exist when the command runs).
-        assert_eq!(print_command(&known, 0), "cat ~/Documents/b.md");
-        assert_eq!(print_command(&known, 5), "cat ~/Documents/b.md");
-        assert_eq!(print_command(&[], 0), "ls ~/Documents");
+        // not exist when the command runs), and not a machine format (a
+        // calendar export pasted into a note reads as code).
+        assert_eq!(print_command(&known, &catalog, 0), "cat ~/Documents/b.md");
+        assert_eq!(print_command(&known, &catalog, 5), "cat ~/Documents/b.md");
+        assert_eq!(print_command(&[], &catalog, 0), "ls ~/Documents");
     }
 
     #[test]

@@ -560,6 +560,8 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
             .any(|s| s.name.starts_with("new_") && matches!(s.role, SlotRole::OutputPath { .. }))
     });
     out.extend(with_mods);
+    let gathered = gathering_variants(app, &out);
+    out.extend(gathered);
     // Preset variants: a tab or button that sets a field the producing click reads.
     let mut presets = Vec::new();
     for p in &out {
@@ -861,6 +863,11 @@ fn with_modifier(p: &Plan, m: &Modifier, catalog: &Catalog) -> Option<Plan> {
     // A fixed line (the date, a "TODO" comment) added only to be copied along is
     // filler: nobody saves it, and the reader of the copy did not ask for it.
     if copies && (m.pastes.is_some() || m.fixed_line || !(m.content || carries_edits)) {
+        return None;
+    }
+    // Nor does anyone join a second file in only to copy the result (append a
+    // PDF, then copy the text): the join is kept where the joined file is saved.
+    if copies && m.reads.is_some() {
         return None;
     }
     let opens_other = p.slots.iter().any(|s| {
@@ -1576,6 +1583,67 @@ fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog
 }
 
 /// Renames a slot everywhere (steps, phrases); false when the name is taken.
+/// Paths that gather two files where the spec lets a list be built: a file
+/// selected, then a control clicked that appends the selection to a field the
+/// producing click reads (Archiver's Add before Compress). The variant selects
+/// a second file of the first one's kind (`other_<kind>`) and clicks the same
+/// control again: a zip of two files is something to hand on, a zip of one is
+/// not.
+fn gathering_variants(app: &AppSpec, plans: &[Plan]) -> Vec<Plan> {
+    let appends_selection = |screen: &str, text: &str| {
+        controls(app, screen).iter().any(|c| {
+            c.text == text
+                && c.click.iter().any(|e| {
+                    matches!(&e.op, Op::AppendField { value, .. } if value.contains("{selected"))
+                })
+        })
+    };
+    let mut out = Vec::new();
+    for p in plans {
+        let Some(at) = p.steps.windows(2).position(|w| {
+            matches!((&w[0], &w[1]), (Step::SelectPath { .. }, Step::Click(c)) if appends_selection(&p.screen, c))
+        }) else {
+            continue;
+        };
+        let (Step::SelectPath { list, slot }, Step::Click(adder)) =
+            (&p.steps[at], &p.steps[at + 1])
+        else {
+            continue;
+        };
+        let Some(SlotRole::InputPath { kind }) = p.slot(slot).map(|s| s.role.clone()) else {
+            continue;
+        };
+        let other = format!("other_{kind}");
+        let selected = format!("select '{{{slot}}}'");
+        let Some(phrase_at) = p.phrases.iter().position(|ph| *ph == selected) else {
+            continue;
+        };
+        if kind.is_empty() || p.slot(&other).is_some() {
+            continue;
+        }
+        let mut v = p.clone();
+        v.steps.insert(
+            at + 2,
+            Step::SelectPath {
+                list: list.clone(),
+                slot: other.clone(),
+            },
+        );
+        v.steps.insert(at + 3, Step::Click(adder.clone()));
+        v.slots.push(Slot {
+            name: other.clone(),
+            role: SlotRole::InputPath { kind },
+            label: list.clone(),
+            says: None,
+        });
+        let after_add = (phrase_at + 2).min(v.phrases.len());
+        v.phrases
+            .insert(after_add, format!("repeat with '{{{other}}}'"));
+        out.push(v);
+    }
+    out
+}
+
 fn rename_slot(p: &mut Plan, from: &str, to: &str, role: SlotRole) -> bool {
     if from != to && p.slot(to).is_some() {
         return false;
@@ -2152,6 +2220,49 @@ mod tests {
     fn setup() -> (SimDesktop, Catalog) {
         let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         (SimDesktop::load(&ws).unwrap(), Catalog::load(&ws).unwrap())
+    }
+
+    #[test]
+    fn an_archive_list_gathers_two_files_into_one_zip() {
+        let (d, c) = setup();
+        let app = &d.app("Archiver").unwrap().spec;
+        let ps = plans(app, &c);
+        let two = ps
+            .iter()
+            .find(|p| p.slot("pdf_path").is_some() && p.slot("other_pdf_path").is_some())
+            .expect("a plan that packs two PDFs");
+        let adds = two
+            .steps
+            .iter()
+            .filter(|s| **s == Step::Click("Add".into()));
+        assert_eq!(adds.count(), 2, "{:?}", two.steps);
+        assert!(two
+            .base_template()
+            .contains("repeat with '{other_pdf_path}'"));
+        // The single-file path stays beside it.
+        assert!(ps
+            .iter()
+            .any(|p| p.slot("pdf_path").is_some() && p.slot("other_pdf_path").is_none()));
+        let mut v = ParameterSet::new();
+        v.insert(
+            "pdf_path".into(),
+            "/home/user/Downloads/invoice_march.pdf".into(),
+        );
+        v.insert(
+            "other_pdf_path".into(),
+            "/home/user/Documents/lease_agreement.pdf".into(),
+        );
+        v.insert("zip_path".into(), "/home/user/Downloads/bills.zip".into());
+        let after = execute(&d, two, &v).unwrap();
+        let zip = after
+            .state()
+            .vfs
+            .read("/home/user/Downloads/bills.zip")
+            .unwrap();
+        assert!(
+            zip.contains("invoice_march.pdf") && zip.contains("lease_agreement.pdf"),
+            "{zip}"
+        );
     }
 
     #[test]

@@ -245,6 +245,7 @@ fn natural_clause(instruction: &str) -> String {
             .replacen(" under a name '", " as '", 1)
             .replacen(" as PDF as '", " as the PDF '", 1)
             .replacen(" to a PDF as '", " to the PDF '", 1);
+        let phrase = computed_outputs(&phrase);
         if i == 0 {
             out.push(match opened(&phrase) {
                 Some(("", quoted, more)) => format!("open {quoted} in {app}{more}"),
@@ -256,6 +257,30 @@ fn natural_clause(instruction: &str) -> String {
         }
     }
     text::join_and(&out)
+}
+
+/// The clause naming what the application names itself (", giving the
+/// calendar file '/home/user/a.ics'") said as a person would: files with "to"
+/// ("export an event as an .ics file to the calendar file '/home/user/a.ics'",
+/// the kind's words kept: they name what the evaluation clicks); a setting's stored
+/// form ('wallpaper=a.png') is left out, the action before it says what was set.
+/// Other outputs (a record) keep the clause.
+fn computed_outputs(phrase: &str) -> String {
+    let parts = text::split_outside(phrase, &[", giving "]);
+    let [head, tail] = parts.as_slice() else {
+        return phrase.to_string();
+    };
+    let quoted = text::quoted_spans(tail);
+    if quoted.is_empty() {
+        return phrase.to_string();
+    }
+    if quoted.iter().all(|q| q.contains('=')) {
+        return head.to_string();
+    }
+    if quoted.iter().all(|q| q[1..].starts_with('/')) {
+        return format!("{head} to {tail}");
+    }
+    phrase.to_string()
 }
 
 /// "open a text file 'x'" (or "open 'x'"), possibly with more after the quote:
@@ -649,6 +674,18 @@ fn mentions(part: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_the_application_names_read_as_a_person_says_them() {
+        assert_eq!(
+            natural_clause("In Calendar, select 'Standup', then export an event as an .ics file, giving the calendar file '/home/user/Documents/Standup.ics'."),
+            "in Calendar, select 'Standup' and export an event as an .ics file to the calendar file '/home/user/Documents/Standup.ics'"
+        );
+        assert_eq!(
+            natural_clause("In Photos, view a picture '/home/user/Pictures/a.png', then set the picture as wallpaper, giving the setting 'wallpaper=a.png'."),
+            "in Photos, view a picture '/home/user/Pictures/a.png' and set the picture as wallpaper"
+        );
+    }
 
     #[test]
     fn short_clause_keeps_the_action_and_the_produced_file() {
