@@ -55,8 +55,11 @@ pub fn statement(
         }
         for r in node.inputs.iter().filter(|r| !produced.contains(r)) {
             // Starting points worth naming are the ones the user recognises by a
-            // value; an open document or the clipboard is implied by the steps.
-            if r.parameter.is_some() && quotes(node.instruction, r) {
+            // value; an open document or the clipboard is implied by the steps,
+            // and a value typed in (the address a mail goes to) is no thing
+            // the work uses ("using the contact ..." where no contact is opened).
+            let typed = catalog.kinds.get(&r.kind).is_some_and(|k| k.typed);
+            if r.parameter.is_some() && !typed && quotes(node.instruction, r) {
                 push_new(&mut sources, phrase(catalog, r, node));
             }
         }
@@ -217,6 +220,25 @@ mod tests {
             statement(&cat, &nodes, &[0], Some("for the summer trip")),
             "For the summer trip, I need the new wallpaper."
         );
+    }
+
+    #[test]
+    fn an_address_typed_in_is_no_starting_point() {
+        let cat = catalog();
+        let inputs = [
+            r("pdf_path", Some("/home/user/a.pdf")),
+            r("email_address", Some("bob@example.com")),
+        ];
+        let sent = [r("email_sent", Some("Rent"))];
+        let nodes = [IntentNode {
+            application: "Mail",
+            instruction: "In Mail, send the e-mail 'Rent' to 'bob@example.com' with '/home/user/a.pdf' attached.",
+            inputs: &inputs,
+            outputs: &sent,
+        }];
+        let s = statement(&cat, &nodes, &[0], None);
+        assert!(s.contains("using the PDF '/home/user/a.pdf'"), "{s}");
+        assert!(!s.contains("bob@example.com"), "{s}");
     }
 
     #[test]

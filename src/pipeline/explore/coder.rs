@@ -172,6 +172,39 @@ impl OfflineCoder {
                     },
                     format!("'{}' was not clicked", plan.producer),
                 );
+                // An archive that gathers several files holds each of them: a
+                // demonstration that adds one and compresses is no bundle.
+                let bundle = plan.slots.iter().find_map(|s| match &s.role {
+                    paths::SlotRole::OutputPath { kind, .. }
+                        if self.catalog.kinds.get(kind).is_some_and(|k| k.wraps) =>
+                    {
+                        Some(s.name.clone())
+                    }
+                    _ => None,
+                });
+                let packed: Vec<&str> = plan
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s.role, paths::SlotRole::InputPath { .. }))
+                    .map(|s| s.name.as_str())
+                    .collect();
+                if let (Some(zip), true) = (&bundle, packed.len() >= 2) {
+                    for slot in packed {
+                        let file = format!("{slot}_file");
+                        if req.parameters.is_empty()
+                            || !req.parameters.iter().all(|p| p.contains_key(&file))
+                        {
+                            continue;
+                        }
+                        push(
+                            CheckCall::CheckFileContains {
+                                file_path: format!("{{{zip}}}"),
+                                text: format!("{{{file}}}"),
+                            },
+                            format!("'{{{zip}}}' does not hold '{{{file}}}'"),
+                        );
+                    }
+                }
                 // A copied selection is on the clipboard.
                 let copies_selection = self.apps.get(&plan.app).is_some_and(|a| {
                     a.screens.values().any(|s| {

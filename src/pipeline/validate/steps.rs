@@ -78,9 +78,28 @@ fn action_phrase(action: &TrajectoryAction) -> String {
             format!("scroll '{control}' {way}")
         }
         ActionCall::KeyboardInput { keys } if is_key_combo(keys) => format!("press {keys}"),
-        ActionCall::KeyboardInput { keys } if control.is_empty() => format!("type '{keys}'"),
-        ActionCall::KeyboardInput { keys } => format!("type '{keys}' into '{control}'"),
+        ActionCall::KeyboardInput { keys } if control.is_empty() => {
+            format!("type '{}'", literal(keys))
+        }
+        ActionCall::KeyboardInput { keys } => {
+            format!("type '{}' into '{control}'", literal(keys))
+        }
     }
+}
+
+/// The text keys in pywinauto notation type, when they only type text (`cat
+/// {~}/a.txt` types `cat ~/a.txt`): a reader of the steps types what they say.
+/// Keys with a combination or a named key stay as written.
+fn literal(keys: &str) -> String {
+    let tokens = crate::env::sim::parse_keys(keys);
+    let mut text = String::with_capacity(keys.len());
+    for t in tokens {
+        match t {
+            crate::env::sim::KeyToken::Char(c) => text.push(c),
+            crate::env::sim::KeyToken::Combo(_) => return keys.to_string(),
+        }
+    }
+    text
 }
 
 /// pywinauto key notation (`^s`, `{ENTER}`, `%{F4}`) rather than text to type.
@@ -111,5 +130,13 @@ mod tests {
             "type '/home/user/a.txt' into 'File name'"
         );
         assert_eq!(action_phrase(&key), "press ^s");
+        let escaped: TrajectoryAction = serde_json::from_value(serde_json::json!({
+            "function": "keyboard_input", "args": {"keys": "cat {~}/a{+}b.txt"},
+            "control_text": "Command"}))
+        .unwrap();
+        assert_eq!(
+            action_phrase(&escaped),
+            "type 'cat ~/a+b.txt' into 'Command'"
+        );
     }
 }

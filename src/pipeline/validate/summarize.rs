@@ -260,9 +260,10 @@ fn natural_clause(instruction: &str) -> String {
 }
 
 /// The clause naming what the application names itself (", giving the
-/// calendar file '/home/user/a.ics'") said as a person would: files with "to"
-/// ("export an event as an .ics file to the calendar file '/home/user/a.ics'",
-/// the kind's words kept: they name what the evaluation clicks); a setting's stored
+/// calendar file '/home/user/a.ics'") said as a person would: where the files
+/// go, in brackets ("export an event as an .ics file (saved as
+/// '/home/user/a.ics')"; "... to the calendar file '...'" read as spliced from
+/// a template to a reviewer); a setting's stored
 /// form ('wallpaper=a.png') is left out, the action before it says what was set.
 /// Other outputs (a record) keep the clause.
 fn computed_outputs(phrase: &str) -> String {
@@ -278,7 +279,8 @@ fn computed_outputs(phrase: &str) -> String {
         return head.to_string();
     }
     if quoted.iter().all(|q| q[1..].starts_with('/')) {
-        return format!("{head} to {tail}");
+        let files: Vec<String> = quoted.iter().map(|q| q.to_string()).collect();
+        return format!("{head} (saved as {})", text::join_and(&files));
     }
     phrase.to_string()
 }
@@ -321,7 +323,6 @@ fn refer_back(phrase: &str) -> String {
         "the image",
         "the file",
         "the PDF",
-        "the page",
         "the video",
         "the note",
         "the board",
@@ -679,7 +680,7 @@ mod tests {
     fn outputs_the_application_names_read_as_a_person_says_them() {
         assert_eq!(
             natural_clause("In Calendar, select 'Standup', then export an event as an .ics file, giving the calendar file '/home/user/Documents/Standup.ics'."),
-            "in Calendar, select 'Standup' and export an event as an .ics file to the calendar file '/home/user/Documents/Standup.ics'"
+            "in Calendar, select 'Standup' and export an event as an .ics file (saved as '/home/user/Documents/Standup.ics')"
         );
         assert_eq!(
             natural_clause("In Photos, view a picture '/home/user/Pictures/a.png', then set the picture as wallpaper, giving the setting 'wallpaper=a.png'."),
