@@ -12,6 +12,12 @@
 //! of whole words ("summer trip"). The value belongs to the topic of its longest
 //! match (the first topic in the file on a tie), or to none. A file path of no
 //! topic counts as one more topic, [`LOOSE_FILES`].
+//!
+//! Circles: whose business a topic is, work or home. A circle's words mark values
+//! of no topic and the fixed text of an instruction as belonging to it (an
+//! address 'family@example.com', a note filed "under Work"); a task keeps to its
+//! topic's circle, so the team budget is not mailed to the family and the
+//! summer trip's note is not filed under Work.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,12 +45,45 @@ pub struct Topic {
     /// trip").
     pub purpose: String,
     pub words: Vec<String>,
+    /// Whose business it is (a circle's name); a topic without one takes no
+    /// value of any circle.
+    #[serde(default)]
+    pub circle: Option<String>,
+}
+
+/// One circle of `topics.toml`: work or home, with the words that mark a value or
+/// an instruction as belonging to it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Circle {
+    pub name: String,
+    pub words: Vec<String>,
+}
+
+/// The most circles a file may list (a [`CircleSet`] is one bit per circle).
+pub const MAX_CIRCLES: usize = 8;
+
+/// A set of circles, one bit per circle in file order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CircleSet(pub u8);
+
+impl CircleSet {
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Does every circle of `self` belong to `other`?
+    pub fn within(self, other: CircleSet) -> bool {
+        self.0 & !other.0 == 0
+    }
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TopicsFile {
     topics: Vec<Topic>,
+    #[serde(default)]
+    circles: Vec<Circle>,
 }
 
 /// A set of topics, one bit per topic in file order.
@@ -84,6 +123,10 @@ pub struct Topics {
     patterns: Vec<(usize, Vec<String>)>,
     /// Names among the topics' words, as written ("Lisbon"), by lower case.
     names: BTreeMap<String, String>,
+    /// (circle index, the word's lower-case words).
+    circle_patterns: Vec<(usize, Vec<String>)>,
+    /// The circle of each topic, by topic index.
+    topic_circles: Vec<CircleSet>,
 }
 
 /// Months and days of the week: names in English whatever the topics say
@@ -123,10 +166,79 @@ impl Topics {
             return Ok(Topics::default());
         }
         let file: TopicsFile = read_toml(path)?;
-        Topics::new(file.topics).map_err(|message| CatalogError::Invalid {
-            path: path.to_path_buf(),
-            message,
-        })
+        Topics::new(file.topics)
+            .and_then(|t| t.with_circles(file.circles))
+            .map_err(|message| CatalogError::Invalid {
+                path: path.to_path_buf(),
+                message,
+            })
+    }
+
+    /// These topics with `circles`: every topic's `circle` must name one of them.
+    ///
+    /// # Errors
+    /// More than [`MAX_CIRCLES`] circles, an empty word, or a topic naming a
+    /// circle that is not listed (naming the topic).
+    pub fn with_circles(mut self, circles: Vec<Circle>) -> Result<Topics, String> {
+        if circles.len() > MAX_CIRCLES {
+            return Err(format!(
+                "{} circles, more than the {MAX_CIRCLES} supported",
+                circles.len()
+            ));
+        }
+        let mut patterns = Vec::new();
+        for (i, c) in circles.iter().enumerate() {
+            for w in &c.words {
+                let words = words_of(w);
+                if words.is_empty() {
+                    return Err(format!("circle '{}' has an empty word", c.name));
+                }
+                patterns.push((i, words));
+            }
+        }
+        let mut topic_circles = Vec::with_capacity(self.topics.len());
+        for t in &self.topics {
+            let set = match &t.circle {
+                None => CircleSet::default(),
+                Some(name) => {
+                    let i = circles.iter().position(|c| &c.name == name).ok_or_else(|| {
+                        format!(
+                            "topic '{}' names the circle '{name}', which is not listed under [[circles]]",
+                            t.name
+                        )
+                    })?;
+                    CircleSet(1 << i)
+                }
+            };
+            topic_circles.push(set);
+        }
+        self.circle_patterns = patterns;
+        self.topic_circles = topic_circles;
+        Ok(self)
+    }
+
+    /// The circle of topic `t` (empty for a topic without one, or no topics).
+    pub fn circle_of_topic(&self, t: usize) -> CircleSet {
+        self.topic_circles.get(t).copied().unwrap_or_default()
+    }
+
+    /// The circles some texts belong to: a value of a topic belongs to its
+    /// topic's circle, and any text to each circle one of its words names
+    /// ("family@example.com"; "file the note under Work").
+    pub fn circles_of<'v>(&self, texts: impl IntoIterator<Item = &'v str>) -> CircleSet {
+        let mut set = 0u8;
+        for text in texts {
+            if let Some(t) = self.topic_of(text) {
+                set |= self.circle_of_topic(t).0;
+            }
+            let words = words_of(text);
+            for (i, p) in &self.circle_patterns {
+                if words.windows(p.len()).any(|w| w == p.as_slice()) {
+                    set |= 1 << i;
+                }
+            }
+        }
+        CircleSet(set)
     }
 
     /// Topics from parsed entries (see [`Topics::load`] for what is refused).
@@ -163,9 +275,11 @@ impl Topics {
         // Longest first; the sort is stable, so file order breaks ties.
         patterns.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
         Ok(Topics {
+            topic_circles: vec![CircleSet::default(); topics.len()],
             topics,
             patterns,
             names,
+            circle_patterns: Vec::new(),
         })
     }
 
@@ -243,6 +357,7 @@ mod tests {
             name: name.into(),
             purpose: format!("for the {name}"),
             words: words.iter().map(|w| w.to_string()).collect(),
+            circle: None,
         };
         Topics::new(vec![
             t("trip", &["summer trip", "beach"]),
@@ -281,6 +396,7 @@ mod tests {
             name: "trip".into(),
             purpose: "for the trip".into(),
             words: vec!["Lisbon".into(), "summer trip".into()],
+            circle: None,
         }])
         .unwrap();
         assert_eq!(t.lower_but_names("Prepare Lisbon"), "prepare Lisbon");
@@ -300,12 +416,53 @@ mod tests {
             name: name.into(),
             purpose: String::new(),
             words: vec!["Team".into()],
+            circle: None,
         };
         let err = Topics::new(vec![t("a"), t("b")]).unwrap_err();
         assert!(
             err.contains("'Team'") && err.contains("'a'") && err.contains("'b'"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_value_takes_its_topics_circle_or_the_circle_its_words_name() {
+        let t = |name: &str, words: &[&str], circle: &str| Topic {
+            name: name.into(),
+            purpose: String::new(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            circle: Some(circle.into()),
+        };
+        let c = |name: &str, words: &[&str]| Circle {
+            name: name.into(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+        };
+        let topics = Topics::new(vec![
+            t("trip", &["summer trip"], "home"),
+            t("review", &["team budget"], "work"),
+        ])
+        .unwrap()
+        .with_circles(vec![c("work", &["team", "work"]), c("home", &["family"])])
+        .unwrap();
+        let (work, home) = (CircleSet(1), CircleSet(2));
+        assert_eq!(topics.circles_of(["family@example.com"]), home);
+        assert_eq!(topics.circles_of(["team_budget.xlsx"]), work);
+        assert_eq!(topics.circles_of(["summer_trip.txt"]), home);
+        assert_eq!(
+            topics.circles_of(["In Notes, file the note under Work"]),
+            work
+        );
+        assert!(topics
+            .circles_of(["alice@example.com", "networking"])
+            .is_empty());
+        // A trip's note filed under Work is of both circles: within neither.
+        let both = topics.circles_of(["summer_trip.txt", "under Work"]);
+        assert!(!both.within(topics.circle_of_topic(0)) && !both.within(work));
+        let err = Topics::new(vec![t("trip", &["trip"], "leisure")])
+            .unwrap()
+            .with_circles(vec![c("home", &["family"])])
+            .unwrap_err();
+        assert!(err.contains("'trip'") && err.contains("'leisure'"), "{err}");
     }
 
     #[test]

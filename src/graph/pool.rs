@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Subtask, SubtaskId};
 use crate::resources::{self, Catalog, Resource, ResourceError};
-use crate::topics::TopicSet;
+use crate::topics::{CircleSet, TopicSet};
 
 /// The category given to subtasks that carry none.
 pub const UNCATEGORIZED: &str = "Uncategorized";
@@ -81,6 +81,8 @@ pub(crate) struct Slim {
     pub changes_nothing: bool,
     /// The topics of its parameter values ([`crate::topics`]).
     pub topics: TopicSet,
+    /// The circles (work, home) of its values and instruction text.
+    pub circles: CircleSet,
 }
 
 /// Verbs of clauses that change nothing in the file they act on.
@@ -275,6 +277,12 @@ impl<'a> Pool<'a> {
                 topics: catalog
                     .topics
                     .of(st.available_parameters[p].values().map(String::as_str)),
+                circles: catalog.topics.circles_of(
+                    st.available_parameters[p]
+                        .values()
+                        .map(String::as_str)
+                        .chain([st.instruction_template.as_str()]),
+                ),
             });
             instances.push(Instance {
                 subtask: s,
@@ -622,6 +630,7 @@ impl<'a> Pool<'a> {
                                 Some(u) => u == t,
                                 None => self.slim[i].topics.is_empty() && !self.fills_holder(i),
                             }
+                            && self.slim[i].circles.within(self.circle_of_topic(t))
                     })
                     .collect();
                 self.connected_parts(&Scope::new(scope.label.clone(), members))
@@ -634,6 +643,12 @@ impl<'a> Pool<'a> {
                 .then(a.members.cmp(&b.members))
         });
         parts
+    }
+
+    /// The circle of topic `t`; files of no topic ([`crate::topics::LOOSE_FILES`])
+    /// keep company with no circle.
+    fn circle_of_topic(&self, t: usize) -> CircleSet {
+        self.catalog.topics.circle_of_topic(t)
     }
 
     /// Does instance `i` make a resource whose kind has a holder (the clipboard)?
@@ -916,6 +931,7 @@ pub(crate) mod tests {
             name: name.into(),
             purpose: format!("for the {name}"),
             words: vec![name.into()],
+            circle: None,
         };
         cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
         let subs = vec![

@@ -1115,11 +1115,18 @@ fn stem_of(value: &str) -> String {
         let b = vfs::base_name(value);
         b.rsplit_once('.').map(|(s, _)| s).unwrap_or(b).to_string()
     } else if let Some(rest) = value.strip_prefix("https://") {
-        rest.trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(rest)
-            .to_string()
+        // The page's last path segment ('lentil-soup'), or for a site's front
+        // page its name without the domain ('weather' of weather.example.com): a
+        // person names a saved page after what it is, not its host name.
+        let rest = rest.trim_end_matches('/');
+        match rest.split_once('/') {
+            Some((_, path)) => path.rsplit('/').next().unwrap_or(path).to_string(),
+            None => rest
+                .split('.')
+                .find(|label| *label != "www")
+                .unwrap_or(rest)
+                .to_string(),
+        }
     } else {
         value.split('@').next().unwrap_or(value).to_string()
     };
@@ -1554,7 +1561,6 @@ fn output_record(
         "email_sent" => &[
             "{w}",
             "{w} update",
-            "{w} for review",
             "Sharing {w}",
             "{w}, as promised",
             "Latest {w}",
@@ -1657,8 +1663,8 @@ fn person_of_address(value: &str) -> Option<String> {
 const PLAIN_TEXTS: &[&str] = &[
     "Please see the attached file",
     "Notes from this morning",
-    "Ready for review",
-    "Shared for the weekly sync",
+    "Ready to look over",
+    "Shared as promised",
     "As discussed yesterday",
 ];
 
@@ -1735,7 +1741,7 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
     let bank: &[&str] = match f.as_str() {
         "body" | "message" => &[
             "Hi, here it is as promised.",
-            "Please have a look before Friday.",
+            "Have a look when you get a chance.",
             "Here is what we talked about.",
             "Sharing this with you; let me know what you think.",
         ],
@@ -2163,6 +2169,7 @@ mod tests {
             name: "summer trip".into(),
             purpose: "for the summer trip".into(),
             words: vec!["summer trip".into(), "beach".into(), "itinerary".into()],
+            circle: None,
         }])
         .unwrap();
         let known = vec![
@@ -2195,6 +2202,13 @@ mod tests {
             "meeting_notes"
         );
         assert_eq!(stem_of("https://news.example.com/tech"), "tech");
+        // A front page is named after the site, not its host name.
+        assert_eq!(stem_of("https://weather.example.com"), "weather");
+        assert_eq!(stem_of("https://www.example.org/"), "example");
+        assert_eq!(
+            stem_of("https://recipes.example.com/lentil-soup"),
+            "lentil_soup"
+        );
         // Marks an earlier output was given are not part of the name.
         assert_eq!(stem_of("/home/user/a/report_copy_2.pdf"), "report");
         assert_eq!(

@@ -1497,6 +1497,8 @@ fn sets_field(op: &Op, name: &str) -> bool {
         Op::Run { .. } => name == "output",
         Op::Paste { into, .. } => into == name,
         Op::AppendField { field, .. } => field == name,
+        // A state a control turns on (a recording started), not one it clears.
+        Op::SetField { field, value } => field == name && !value.is_empty(),
         _ => false,
     }
 }

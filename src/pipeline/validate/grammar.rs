@@ -10,9 +10,9 @@
 //!                                                     there is one sentence more than steps
 //! natural     := sentence ( " " sentence )*         -- one sentence per step
 //! sentence    := [lead " "] clause "."
-//! lead        := "Separately," | "Independently," | "Also," | "First,"  -- waits for nothing
+//! lead        := "Separately," | "Independently," | "First,"  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
-//!              | "Now,"                             -- after the steps that made what it names
+//!              | "Now," | "Also,"                   -- after the steps that made what it names
 //!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
 //!              | "Then, once " ... " ready,"        -- both: the sentence before and the
 //!                                                     steps that make the names
@@ -32,7 +32,9 @@
 //!   name; "Now," puts it after the earliest earlier sentence quoting each name
 //!   its own clause quotes (the screenshot saved earlier, now mailed: the name
 //!   says what it waits for, without "once ... is ready"), and after nothing
-//!   when no earlier sentence quotes them; a "waits for nothing" lead gives it no
+//!   when no earlier sentence quotes them; "Also," means the same and reads
+//!   better when the sentence before is not among those steps (a calendar
+//!   export zipped in one sentence, also mailed in the next); a "waits for nothing" lead gives it no
 //!   prerequisite. Steps not linked
 //!   through these may run in any order.
 //! - explicit: step `k` comes after each step named in its `after` list and after
@@ -62,9 +64,13 @@ pub const AFTER_PREVIOUS: &[&str] = &["after that", "then", "next", "finally", "
 /// Lead of a sentence that waits for nothing.
 pub const SEPARATELY: &str = "Separately,";
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
-pub const INDEPENDENT: &[&str] = &["separately", "independently", "also", "first"];
-/// Lead of a sentence that comes after the steps that made the names it quotes.
+pub const INDEPENDENT: &[&str] = &["separately", "independently", "first"];
+/// Lead of a sentence that comes after the steps that made the names it quotes,
+/// the sentence before among them.
 pub const NOW: &str = "Now,";
+/// Lead of a sentence that comes after the steps that made the names it quotes,
+/// the sentence before not among them.
+pub const ALSO: &str = "Also,";
 /// Opens the lead of a sentence that waits for the steps making the quoted names.
 pub const ONCE: &str = "Once";
 /// Introduces the explicit wording's numbered steps.

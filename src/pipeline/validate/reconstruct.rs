@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::grammar::{AFTER, AFTER_PREVIOUS, GOAL, INDEPENDENT, NOW, ONCE};
+use super::grammar::{AFTER, AFTER_PREVIOUS, ALSO, GOAL, INDEPENDENT, NOW, ONCE};
 use super::text;
 
 /// Up to this many steps the clause-to-subtask assignment is exact.
@@ -299,7 +299,7 @@ enum Lead<'a> {
     Previous,
     /// "Separately,": nothing.
     Independent,
-    /// "Now,": the steps that first quote the names its clause quotes.
+    /// "Now," or "Also,": the steps that first quote the names its clause quotes.
     Now,
     /// "Once 'a' and 'b' are ready,": the steps that quote these names; "Then,
     /// once 'a' is ready,": those and the sentence before (`previous`).
@@ -308,8 +308,10 @@ enum Lead<'a> {
 
 /// The sentence's lead and the clause after it.
 fn natural_lead(sentence: &str) -> (Lead<'_>, &str) {
-    if let Some(rest) = strip_prefix_ci(sentence, NOW) {
-        return (Lead::Now, rest);
+    for lead in [NOW, ALSO] {
+        if let Some(rest) = strip_prefix_ci(sentence, lead) {
+            return (Lead::Now, rest);
+        }
     }
     for (leads, kind) in [(AFTER_PREVIOUS, 0), (INDEPENDENT, 1)] {
         for lead in leads {

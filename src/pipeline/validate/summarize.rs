@@ -8,7 +8,8 @@
 //!   instruction (every action its evaluation checks), in an order that follows
 //!   hand-offs. A sentence says what it waits for only where the DAG orders it:
 //!   "Then," after the sentence before, "Now," when the files its clause names
-//!   say what it waits for (the steps that made them), "Once '<file>' is ready,"
+//!   say what it waits for (the steps that made them, the sentence before among
+//!   them; "Also," when it is not), "Once '<file>' is ready,"
 //!   after the steps that made the named files when they do not, "Separately,"
 //!   when it waits for nothing. When some
 //!   dependency cannot be said that way (a hand-off without a name to quote), the
@@ -236,7 +237,7 @@ fn natural_clause(instruction: &str) -> String {
     else {
         return clause.to_string();
     };
-    let phrases = text::split_outside(rest, &[", then "]);
+    let phrases = picked_items(text::split_outside(rest, &[", then "]));
     let mut out: Vec<String> = Vec::with_capacity(phrases.len());
     for (i, phrase) in phrases.iter().enumerate() {
         let phrase = phrase
@@ -257,6 +258,42 @@ fn natural_clause(instruction: &str) -> String {
         }
     }
     text::join_and(&out)
+}
+
+/// Selecting an item and then acting on "it" said as acting on the item ("select
+/// 'a.txt', then add it to the archive list" reads "add 'a.txt' to the archive
+/// list"), and "repeat with 'b.txt'" after it said as one action on both ("add
+/// 'a.txt' and 'b.txt' to the archive list"): a request names what is done to
+/// which files, not the clicks that pick them.
+fn picked_items(phrases: Vec<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(phrases.len());
+    for phrase in phrases {
+        let previous = out.last().map(String::as_str).unwrap_or("");
+        let selected = previous
+            .strip_prefix("select '")
+            .and_then(|r| r.strip_suffix('\''))
+            .filter(|item| !item.contains('\''));
+        let acts_on_it = phrase
+            .split_once(' ')
+            .filter(|(verb, rest)| *verb != "select" && rest.starts_with("it "));
+        if let (Some(item), Some((verb, rest))) = (selected, acts_on_it) {
+            let merged = format!("{verb} '{item}'{}", &rest[2..]);
+            *out.last_mut().expect("a previous phrase") = merged;
+            continue;
+        }
+        let again = phrase
+            .strip_prefix("repeat with '")
+            .and_then(|r| r.strip_suffix('\''))
+            .filter(|item| !item.contains('\''));
+        let one_quoted = text::quoted_spans(previous);
+        if let (Some(item), [first]) = (again, one_quoted.as_slice()) {
+            let merged = previous.replacen(first, &format!("{first} and '{item}'"), 1);
+            *out.last_mut().expect("a previous phrase") = merged;
+            continue;
+        }
+        out.push(phrase.to_string());
+    }
+    out
 }
 
 /// The clause naming what the application names itself (", giving the
@@ -326,6 +363,7 @@ fn refer_back(phrase: &str) -> String {
         "the video",
         "the note",
         "the board",
+        "the list",
     ];
     let mut words = phrase.splitn(2, ' ');
     let (Some(verb), Some(rest)) = (words.next(), words.next()) else {
@@ -440,7 +478,7 @@ fn natural_body(
     clauses: &[String],
     purpose: Option<&str>,
 ) -> Option<String> {
-    use super::grammar::{FINALLY, NOW, ONCE, SEPARATELY};
+    use super::grammar::{ALSO, FINALLY, NOW, ONCE, SEPARATELY};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
     let mut sentences = Vec::with_capacity(order.len());
@@ -472,8 +510,15 @@ fn natural_body(
             format!("{lead} {}", text::decapitalize(clause))
         } else if said_by_names(rel, order, clauses, p, &preds) {
             // The names in the clause say what it waits for ("Now, mail
-            // '/home/user/shot.png' to ...": the screenshot saved earlier).
-            format!("{NOW} {}", text::decapitalize(clause))
+            // '/home/user/shot.png' to ...": the screenshot saved earlier);
+            // "Also," when the sentence before is no part of it, so no order
+            // with it is suggested.
+            let lead = if preds.contains(&order[p - 1]) {
+                NOW
+            } else {
+                ALSO
+            };
+            format!("{lead} {}", text::decapitalize(clause))
         } else {
             // The sentence before is said with "Then,"; the others by a name each
             // (a paste waits for the copy just before it and a file made earlier).
@@ -722,6 +767,21 @@ mod tests {
                 "Media Player"
             ),
             "open '/home/user/Videos/a.mp4' in the Media Player"
+        );
+    }
+
+    #[test]
+    fn items_picked_by_clicks_are_named_as_what_is_done_to_them() {
+        assert_eq!(
+            natural_clause(
+                "In Archiver, select '/home/user/a.txt', then add it to the archive list, then repeat with '/home/user/b.txt', then compress the list into a zip archive as '/home/user/ab.zip'."
+            ),
+            "in Archiver, add '/home/user/a.txt' and '/home/user/b.txt' to the archive list and compress it into a zip archive as '/home/user/ab.zip'"
+        );
+        // A selection the next action does not take as "it" stays.
+        assert_eq!(
+            natural_clause("In Recipes, select 'Pancakes', then export a recipe as text."),
+            "in Recipes, select 'Pancakes' and export a recipe as text"
         );
     }
 

@@ -165,6 +165,9 @@ const JOIN: (&str, &str, &str) = (
     "In Mail, send the mail 'April invoice' to bob@example.com with '/home/user/Documents/invoice_print.pdf' attached, naming the to-do 'Pay April invoice'.",
 );
 
+/// The print waits for the mail two sentences back, not for the to-do just
+/// before it: "Also,", which suggests no order with that sentence. The join waits
+/// for the sentence before it among others: "Now,".
 #[test]
 fn a_fork_and_join_is_worded_by_its_handoffs() {
     let t = task(
@@ -185,7 +188,7 @@ fn a_fork_and_join_is_worded_by_its_handoffs() {
         v.summary.task_instruction,
         "Get the April invoice paid. Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. \
          Then, in To Do, add the to-do 'Pay April invoice' and attach the file '/home/user/Downloads/invoice_april.pdf' to it. \
-         Now, open '/home/user/Downloads/invoice_april.pdf' in PDF Tool and print it to '/home/user/Documents/invoice_print.pdf'. \
+         Also, open '/home/user/Downloads/invoice_april.pdf' in PDF Tool and print it to '/home/user/Documents/invoice_print.pdf'. \
          Now, in Mail, send the mail 'April invoice' to bob@example.com with '/home/user/Documents/invoice_print.pdf' attached, naming the to-do 'Pay April invoice'."
     );
 }
