@@ -756,7 +756,16 @@ pub fn content_of(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> crate:
             Some(s) => s.into_iter().filter(|c| e.suits.contains(c)).collect(),
         });
     }
-    crate::graph::Content { makes, suits }
+    let mut sets: Vec<String> = effects
+        .iter()
+        .filter_map(|e| match &e.op {
+            Op::SetProp { prop, .. } => Some(prop.clone()),
+            _ => None,
+        })
+        .collect();
+    sets.sort();
+    sets.dedup();
+    crate::graph::Content { makes, suits, sets }
 }
 
 /// Every effect of an app with where it is declared: (screen, control text, event).

@@ -41,6 +41,11 @@
 //! - an **unsuited edit** ([`PointlessKind::UnsuitedEdit`]): an edit made on
 //!   content it does not suit, as the applications' specs declare it (a screen
 //!   capture rotated, blurred or captioned like a photo).
+//! - a **repeated change** ([`PointlessKind::RepeatedChange`]): an edit that
+//!   sets a property of a file (its rotation, brightness, caption: the
+//!   `set_prop` effects in the applications' specs) that a node before it
+//!   already set on the file it came from (rotated in Image Editor, then
+//!   rotated again in Photos).
 //! - a **file filed twice** ([`PointlessKind::FiledTwice`]): one file attached
 //!   to two records that keep track of work (`tracker` kinds in
 //!   `resources.toml`: a to-do, a note and a card for one report), or
@@ -118,6 +123,9 @@ pub enum PointlessKind {
     /// `shows`, in the applications' specs): a screen capture rotated, flipped, blurred or
     /// captioned as if it were a photo.
     UnsuitedEdit,
+    /// Node `b` sets a property of a file (rotation, brightness) that node `a`
+    /// already set on the file it came from: the same change made twice.
+    RepeatedChange,
     /// Node `a` reads a markup file (a web page's HTML) as prose in an
     /// application that does not render it: copies its source as text, or
     /// makes a file of another kind of it (a PDF printed from the source, a
@@ -643,6 +651,35 @@ fn unsuited_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
+/// (a, b) pairs where node `b` sets a property that node `a` set before it on
+/// the file `b` edits or on one that file was made from (see
+/// [`PointlessKind::RepeatedChange`]).
+fn repeated_changes(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        let sets = &pool.content(x).sets;
+        if sets.is_empty() {
+            continue;
+        }
+        let mut files = edited_inputs(pool, x);
+        let mut seen: Vec<u32> = Vec::new();
+        while let Some(r) = files.pop() {
+            if seen.contains(&r) || seen.len() > nodes.len() * 4 {
+                continue;
+            }
+            seen.push(r);
+            let Some((a, &y)) = nodes.iter().enumerate().find(|&(_, &y)| makes(pool, y, r)) else {
+                continue;
+            };
+            if pool.content(y).sets.iter().any(|p| sets.contains(p)) && !found.contains(&(a, b)) {
+                found.push((a, b));
+            }
+            files.extend(edited_inputs(pool, y));
+        }
+    }
+    found
+}
+
 /// The inputs instance `x` edits, whose content its edits must suit: its one
 /// file, or of several files those of a kind it saves (the document a picture
 /// is inserted into, not the picture); without files, every input (a picture
@@ -839,6 +876,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             a,
             b,
             kind: PointlessKind::UnsuitedEdit,
+        });
+    }
+    for (a, b) in repeated_changes(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::RepeatedChange,
         });
     }
     for (a, &x) in nodes.iter().enumerate() {
@@ -1616,11 +1660,11 @@ mod tests {
         pool.mark_contents(|s| match s.id.0.as_str() {
             "capture" => crate::graph::Content {
                 makes: Some("screen capture".into()),
-                suits: None,
+                ..Default::default()
             },
             "blur" => crate::graph::Content {
-                makes: None,
                 suits: Some(vec!["photo".into()]),
+                ..Default::default()
             },
             _ => crate::graph::Content::default(),
         });
@@ -1644,6 +1688,69 @@ mod tests {
         assert!(
             kinds(&[find("blur", 2)]).is_empty(),
             "a picture of the desktop blurred"
+        );
+    }
+
+    #[test]
+    fn a_change_made_twice_along_a_chain_is_pointless() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["jpg".into()];
+        let photo = "/home/user/Pictures/photo.jpg";
+        let rotated = "/home/user/Pictures/photo_rotated.jpg";
+        let subs = vec![
+            subtask(
+                "rotate",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", photo), ("new_img", rotated)]],
+            ),
+            subtask(
+                "crop",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", rotated), ("new_img", "/home/user/Pictures/c.jpg")]],
+            ),
+            subtask(
+                "turn",
+                "Photos",
+                &["img"],
+                &["img:new_img"],
+                &[
+                    &[
+                        ("img", "/home/user/Pictures/c.jpg"),
+                        ("new_img", "/home/user/Pictures/d.jpg"),
+                    ],
+                    &[("img", photo), ("new_img", "/home/user/Pictures/e.jpg")],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some(photo.into()))].into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| crate::graph::Content {
+            sets: match s.id.0.as_str() {
+                "rotate" | "turn" => vec!["rotation".into()],
+                _ => vec!["crop".into()],
+            },
+            ..Default::default()
+        });
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize]| findings(&pool, nodes);
+        assert_eq!(
+            kinds(&[find("rotate", 0), find("crop", 0), find("turn", 0)]),
+            vec![(0, 2, PointlessKind::RepeatedChange)],
+            "rotated, cropped, then rotated again"
+        );
+        assert!(
+            kinds(&[find("rotate", 0), find("crop", 0)]).is_empty(),
+            "rotated, then cropped"
+        );
+        assert!(
+            !kinds(&[find("turn", 1)])
+                .iter()
+                .any(|f| f.2 == PointlessKind::RepeatedChange),
+            "a desktop photo rotated once"
         );
     }
 
@@ -1680,11 +1787,11 @@ mod tests {
         let subs = vec![caption, rotate];
         let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
         pool.mark_contents(|s| crate::graph::Content {
-            makes: None,
             suits: Some(match s.id.0.as_str() {
                 "caption" => vec!["photo".into()],
                 _ => vec!["photo".into(), "document scan".into()],
             }),
+            ..Default::default()
         });
         let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
         let kinds = |nodes: &[usize]| -> Vec<(usize, usize, PointlessKind)> {

@@ -191,6 +191,9 @@ pub struct Content {
     pub makes: Option<String>,
     /// The contents its edits make sense on (`["photo"]`); `None`: any.
     pub suits: Option<Vec<String>>,
+    /// The properties its edits set on the file it works on (`["rotation"]`):
+    /// a second node setting one of them again on the same file repeats the work.
+    pub sets: Vec<String>,
 }
 
 impl<'a> Pool<'a> {

@@ -106,6 +106,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::UnsuitedEdit => {
                 format!("{b} makes an edit that does not suit what {a} made (a screen capture edited like a photo)")
             }
+            PointlessKind::RepeatedChange => {
+                format!("{b} makes a change {a} already made to the same file")
+            }
             PointlessKind::MarkupAsProse => {
                 format!("{a} reads a markup file's source as prose")
             }

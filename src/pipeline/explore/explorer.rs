@@ -393,7 +393,12 @@ impl OfflineExplorer {
                             .filter_map(|r| values.get(&r.name))
                             .nth(1);
                         if let Some(v) = second {
-                            tags.push(format!("with_{}", stem_of(v)));
+                            // The second file by its own subject: a deck with a
+                            // picture appended is 'sales_with_launch_deck', not
+                            // '..._with_launch_deck_with_product_demo'.
+                            let stem = stem_of(v);
+                            let own = stem.split("_with_").next().unwrap_or(&stem);
+                            tags.push(format!("with_{own}"));
                         }
                         let ext = match read {
                             Some(v) => {

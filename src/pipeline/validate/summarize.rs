@@ -281,6 +281,26 @@ fn picked_items(phrases: Vec<&str>) -> Vec<String> {
             *out.last_mut().expect("a previous phrase") = merged;
             continue;
         }
+        // "select 'Standup', then export an event as an .ics file": the event
+        // exported is the one selected ("export the event 'Standup' as ...").
+        let acts_on_one = phrase.split_once(' ').and_then(|(verb, rest)| {
+            let rest = rest
+                .strip_prefix("a ")
+                .or_else(|| rest.strip_prefix("an "))?;
+            let (noun, more) = rest.split_once(' ').unwrap_or((rest, ""));
+            let plain = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase());
+            (verb != "select" && plain(verb) && plain(noun)).then_some((verb, noun, more))
+        });
+        if let (Some(item), Some((verb, noun, more))) = (selected, acts_on_one) {
+            let more = if more.is_empty() {
+                String::new()
+            } else {
+                format!(" {more}")
+            };
+            let merged = format!("{verb} the {noun} '{item}'{more}");
+            *out.last_mut().expect("a previous phrase") = merged;
+            continue;
+        }
         let again = phrase
             .strip_prefix("repeat with '")
             .and_then(|r| r.strip_suffix('\''))
@@ -725,7 +745,7 @@ mod tests {
     fn outputs_the_application_names_read_as_a_person_says_them() {
         assert_eq!(
             natural_clause("In Calendar, select 'Standup', then export an event as an .ics file, giving the calendar file '/home/user/Documents/Standup.ics'."),
-            "in Calendar, select 'Standup' and export an event as an .ics file (saved as '/home/user/Documents/Standup.ics')"
+            "in Calendar, export the event 'Standup' as an .ics file (saved as '/home/user/Documents/Standup.ics')"
         );
         assert_eq!(
             natural_clause("In Photos, view a picture '/home/user/Pictures/a.png', then set the picture as wallpaper, giving the setting 'wallpaper=a.png'."),
@@ -778,10 +798,15 @@ mod tests {
             ),
             "in Archiver, add '/home/user/a.txt' and '/home/user/b.txt' to the archive list and compress it into a zip archive as '/home/user/ab.zip'"
         );
-        // A selection the next action does not take as "it" stays.
+        // An action on "a recipe" right after selecting one acts on that one.
         assert_eq!(
             natural_clause("In Recipes, select 'Pancakes', then export a recipe as text."),
-            "in Recipes, select 'Pancakes' and export a recipe as text"
+            "in Recipes, export the recipe 'Pancakes' as text"
+        );
+        // A selection the next action does not take up stays.
+        assert_eq!(
+            natural_clause("In Files, select 'a.txt', then open the Trash."),
+            "in Files, select 'a.txt' and open the Trash"
         );
     }
 
