@@ -371,7 +371,13 @@ impl OfflineExplorer {
                         // after the subject ('summer_trip.zip'), not after a
                         // change to the first file.
                         let subject = self.bundles(kind, plan, &values).unwrap_or_default();
-                        output_path(kind, ext, &subject, in_dir.as_deref(), &[], &avoid)
+                        match output_path(kind, ext, &subject, in_dir.as_deref(), &[], &avoid) {
+                            Some(p) => p,
+                            None => {
+                                spent = true;
+                                break;
+                            }
+                        }
                     }
                     SlotRole::OutputPath { kind, ext } => {
                         // A copy of a file it read keeps that file's extension.
@@ -430,7 +436,13 @@ impl OfflineExplorer {
                                 tags.push(format!("{earlier}_{tag}"));
                             }
                         }
-                        output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid)
+                        match output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid) {
+                            Some(p) => p,
+                            None => {
+                                spent = true;
+                                break;
+                            }
+                        }
                     }
                     SlotRole::OutputRecord { kind } => {
                         match output_record(kind, &stem, i, &local_taken, &self.catalog.topics) {
@@ -704,17 +716,18 @@ impl OfflineExplorer {
         Some(topic.name.replace(' ', "_"))
     }
 
-    /// The stem of a file taken from the screen whose content the producing
-    /// effect declares (`shows = "screen capture"` gives 'screen_capture'): a
-    /// screenshot taken with no
-    /// input shows the screen, not a subject, and named after one
-    /// ('home_budget.png') it would be put where that subject's files go.
+    /// The stem of a screenshot whose content the producing effect declares
+    /// (`shows = "screen capture"` gives 'screen_capture'): a screenshot taken
+    /// with no input shows the screen, not a subject, and named after one
+    /// ('home_budget.png') it would be put where that subject's files go. A
+    /// screen recording is made on purpose, for something ('book_club.mp4': a
+    /// walkthrough for the book club), so it takes a subject's name.
     fn shown_stem(&self, plan: &Plan) -> Option<String> {
         let app = self.desktop.app(&plan.app)?;
         crate::env::spec::effects_of(&app.spec)
             .into_iter()
             .filter(|(screen, control, _, _)| *screen == plan.screen && *control == plan.producer)
-            .filter(|(_, _, _, e)| matches!(e.op, Op::Capture { .. } | Op::Record { .. }))
+            .filter(|(_, _, _, e)| matches!(e.op, Op::Capture { .. }))
             .find_map(|(_, _, _, e)| e.shows.as_deref())
             .map(|shown| shown.replace(' ', "_"))
     }
@@ -1441,6 +1454,7 @@ const MECHANICAL_TAGS: &[&str] = &[
     "text",
     "picture",
     "image",
+    "started",
 ];
 
 /// Does a change tag name what the file is ('signed', 'grayscale', 'bar_chart')
@@ -1463,7 +1477,9 @@ const VERSION_TAGS: &[&str] = &[
 /// A new path for an output of `kind`: the input's folder (or the kind's usual
 /// one) and the stem; when that name is taken, the stem with the first free tag
 /// of `tags`, then of [`VERSION_TAGS`] ("report.pdf", "report_exported.pdf",
-/// "report_final.pdf"), and only then a counter ("report_exported_3.pdf").
+/// "report_final.pdf"), then two tags together. `None` when all are taken: a
+/// counter ("report_exported_3.pdf") names a mechanical copy, so the parameter
+/// set is not made.
 fn output_path(
     kind: &str,
     ext: &str,
@@ -1471,7 +1487,7 @@ fn output_path(
     in_dir: Option<&str>,
     tags: &[String],
     taken: &BTreeSet<String>,
-) -> String {
+) -> Option<String> {
     let dir = match in_dir {
         Some(d) if d.starts_with(vfs::HOME) && d != vfs::HOME => d.to_string(),
         _ => default_dir(kind).to_string(),
@@ -1483,7 +1499,6 @@ fn output_path(
             format!("{dir}/{stem}{suffix}.{ext}")
         }
     };
-    let first = tags.first().map(String::as_str).unwrap_or("copy");
     // 'screenshot_1.png' beside 'Screenshot-1.png' is taken too: the two are
     // told apart by case and a dash only.
     let loose = |p: &str| p.to_lowercase().replace('-', "_");
@@ -1508,7 +1523,6 @@ fn output_path(
         )
         .map(|suffix| path(&suffix))
         .find(|p| !taken.contains(p) && !taken_loosely.contains(&loose(p)))
-        .unwrap_or_else(|| unique(|n| path(&format!("_{first}_{}", n + 2)), taken))
 }
 
 /// The name of a new record of `kind` about `stem`, the `i`-th form first;
@@ -2106,7 +2120,7 @@ mod tests {
         let tags = vec!["two_column_layout".to_string(), "signed".to_string()];
         let mut made = Vec::new();
         for _ in 0..4 {
-            let p = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
+            let p = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken).unwrap();
             taken.insert(p.clone());
             made.push(p);
         }
@@ -2119,11 +2133,12 @@ mod tests {
                 "/home/user/Documents/deck_v2.pdf",
             ]
         );
-        // Every word taken: two tags together, then a counter as the last resort.
+        // Every word taken: two tags together, then no name (a counter would
+        // name a mechanical copy).
         for t in VERSION_TAGS {
             taken.insert(format!("{d}/deck_{t}.pdf"));
         }
-        let both = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken);
+        let both = output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken).unwrap();
         assert_eq!(
             both,
             "/home/user/Documents/deck_two_column_layout_signed.pdf"
@@ -2131,7 +2146,7 @@ mod tests {
         taken.insert(both);
         assert_eq!(
             output_path("pdf_path", "pdf", "deck", Some(d), &tags, &taken),
-            "/home/user/Documents/deck_two_column_layout_2.pdf"
+            None
         );
     }
 
@@ -2299,7 +2314,7 @@ mod tests {
                 &["exported".into()],
                 &taken
             ),
-            "/home/user/Documents/plan_exported.pdf"
+            Some("/home/user/Documents/plan_exported.pdf".to_string())
         );
         assert_eq!(
             output_path(
@@ -2310,7 +2325,7 @@ mod tests {
                 &["exported".into()],
                 &taken
             ),
-            "/home/user/Documents/notes.pdf"
+            Some("/home/user/Documents/notes.pdf".to_string())
         );
     }
 
