@@ -93,7 +93,7 @@ use crate::graph::spec::{
 };
 use crate::model::{Complexity, Composition, Dag, Dimension, Task, TaskId, TaskNode};
 use crate::resources::{Catalog, Resource};
-use crate::topics::TopicSet;
+use crate::topics::{TopicSet, LOOSE_FILES};
 
 /// Slots processed per chunk (fixed, so results do not depend on thread count).
 pub const CHUNK: usize = 2048;
@@ -104,6 +104,8 @@ pub const MAX_TRIES_PER_SLOT: u32 = 400;
 /// Candidates compared at each growth step, and draws spent finding them.
 const CANDIDATES: usize = 6;
 const DRAWS: usize = 24;
+/// Side-work roots drawn per growth step when a slot may use them.
+const SIDE_DRAWS: usize = 12;
 /// Most tasks of a request that start from the same desktop files, as a share of
 /// the tasks asked for (at least one; relaxed like the subtask cap).
 const MAX_START_SHARE: f64 = 0.05;
@@ -443,7 +445,7 @@ pub fn compose(
 ///
 /// # Errors
 /// Unknown capability, a capability that contradicts an explicit target, bad node
-/// limits, a combination of targets no connected DAG can meet (with the reason), or
+/// limits, a combination of targets no DAG can meet (with the reason), or
 /// no scope with a possible first node.
 pub fn compose_with<F: FnMut(CompactTask)>(
     pool: &Pool<'_>,
@@ -796,6 +798,25 @@ struct World<'p, 'a> {
     /// Per scope: its hubs (see [`Hub`]) read in at least [`MIN_HUB_APPS`]
     /// applications, most readers first.
     hubs: Vec<Vec<Hub>>,
+    /// Per scope: the index in `sides` of its topic's side work, if it keeps
+    /// to one topic (see [`Side`]).
+    side_of: Vec<Option<usize>>,
+    sides: Vec<Side>,
+}
+
+/// The work of one topic across the whole pool, for a task that must be
+/// wider or longer than its scope's connected work allows: a trip's task may
+/// add "put the flight in the calendar" beside "mail the weather page", two
+/// independent requests serving one purpose. Such a side node starts from the
+/// desktop (a root) and may grow its own small branch; it shares nothing with
+/// the rest of the task, so the graph has no invented edge.
+#[derive(Debug, Clone, Default)]
+struct Side {
+    /// Placeable instances of the topic whose values all keep to its circle
+    /// (sorted).
+    members: Vec<u32>,
+    /// The roots among them.
+    roots: Vec<u32>,
 }
 
 /// A file or value one root of a scope makes that members of several other
@@ -930,9 +951,24 @@ impl<'p, 'a> World<'p, 'a> {
             .collect();
         let fan = fan_potential(pool);
         let hubs = members.iter().map(|m| scope_hubs(pool, m)).collect();
+        let sides = topic_sides(pool);
+        let side_of = members
+            .iter()
+            .map(|m| {
+                let topics = m
+                    .iter()
+                    .map(|&i| pool.slim[i as usize].topics)
+                    .fold(TopicSet::default(), TopicSet::union);
+                topics
+                    .single()
+                    .filter(|&t| t != LOOSE_FILES && !sides[t].roots.is_empty())
+            })
+            .collect();
         World {
             fan,
             hubs,
+            side_of,
+            sides,
             pool,
             order,
             members,
@@ -965,6 +1001,19 @@ impl<'p, 'a> World<'p, 'a> {
 
     fn in_scope(&self, scope: usize, inst: u32) -> bool {
         self.members[scope].binary_search(&inst).is_ok()
+    }
+
+    /// Is `inst` part of `scope`'s side work (see [`Side`])?
+    fn in_side(&self, scope: usize, inst: u32) -> bool {
+        self.side_of[scope].is_some_and(|t| self.sides[t].members.binary_search(&inst).is_ok())
+    }
+
+    /// The roots of `scope`'s side work (see [`Side`]); empty when it has none.
+    fn side_roots(&self, scope: usize) -> &[u32] {
+        match self.side_of[scope] {
+            Some(t) => &self.sides[t].roots,
+            None => &[],
+        }
     }
 
     /// Instances of `scope` that produce input `res` of some instance.
@@ -1318,6 +1367,16 @@ fn attempt(
     };
     let mut g = seeded.unwrap_or_else(|| Growth::rooted(pool, root));
 
+    // Side work (see [`Side`]) only for slots whose targets connected work
+    // seldom meets: wide ones, five or more nodes, fewer edges than nodes. A
+    // slot free of targets keeps to one connected piece of work.
+    let wide = r.lo[BRA] >= 3;
+    let sparse = r.hi[DEP] < n.saturating_sub(1);
+    let reach = if wide || sparse || r.lo[INS] >= 5 {
+        Reach::Side
+    } else {
+        Reach::Connected
+    };
     let mut cands: Vec<Candidate> = Vec::with_capacity(CANDIDATES);
     let mut tried: Vec<u32> = Vec::with_capacity(DRAWS);
     while g.nodes.len() < n {
@@ -1341,10 +1400,33 @@ fn attempt(
                 continue;
             }
             tried.push(x);
-            if let Some(c) = evaluate(world, scope, &g, x, track_width, false) {
+            if let Some(c) = evaluate(world, scope, &g, x, track_width, reach) {
                 cands.push(c);
                 if cands.len() == CANDIDATES {
                     break;
+                }
+            }
+        }
+        // Side work when connected growth is stuck or the slot has fewer
+        // edges than a connected graph, and now and then besides for a slot
+        // that must be wide.
+        if reach == Reach::Side && (cands.is_empty() || sparse || (wide && rng.random_bool(0.5))) {
+            // At the category limit, only side work of the categories in use.
+            let full = g.cats.len() >= r.hi[KNO];
+            let sides: Vec<u32> = world
+                .side_roots(scope)
+                .iter()
+                .copied()
+                .filter(|&x| !full || g.cats.contains(&pool.slim[x as usize].category))
+                .collect();
+            for _ in 0..SIDE_DRAWS.min(sides.len()) {
+                let x = sides[rng.random_range(0..sides.len())];
+                if tried.contains(&x) || g.nodes.contains(&x) {
+                    continue;
+                }
+                tried.push(x);
+                if let Some(c) = evaluate(world, scope, &g, x, track_width, reach) {
+                    cands.push(c);
                 }
             }
         }
@@ -1439,7 +1521,7 @@ fn star_seed(
         if g.nodes.iter().any(|&v| pool.slim[v as usize].app == app) {
             continue;
         }
-        if let Some(c) = evaluate(world, scope, &g, x, true, false) {
+        if let Some(c) = evaluate(world, scope, &g, x, true, Reach::Connected) {
             if (c.width > width_now || g.nodes.len() == 1) && c.loose == 0 {
                 width_now = c.width;
                 add(&mut g, pool, &c);
@@ -1524,7 +1606,7 @@ fn grow_in_order(world: &World<'_, '_>, scope: usize, order: &[u32]) -> Option<G
     let (&first, rest) = order.split_first()?;
     let mut g = Growth::rooted(world.pool, first);
     for &v in rest {
-        let c = evaluate(world, scope, &g, v, true, false)?;
+        let c = evaluate(world, scope, &g, v, true, Reach::Connected)?;
         add(&mut g, world.pool, &c);
     }
     Some(g)
@@ -1575,7 +1657,7 @@ fn deepen(
             return None;
         }
         *budget -= 1;
-        let Some(c) = evaluate(world, scope, g, x, false, false) else {
+        let Some(c) = evaluate(world, scope, g, x, false, Reach::Connected) else {
             continue;
         };
         if c.depth > g.depth {
@@ -1673,7 +1755,7 @@ fn join_cone_once(
             if v == x && left.len() > 1 {
                 return None;
             }
-            evaluate(world, scope, &g, v, track_width, true).map(|c| (i, c))
+            evaluate(world, scope, &g, v, track_width, Reach::Cone).map(|c| (i, c))
         });
         let (i, c) = next?;
         add(&mut g, pool, &c);
@@ -1711,6 +1793,24 @@ fn fan_potential(pool: &Pool<'_>) -> Vec<u8> {
         level = next;
     }
     level.into_iter().map(|v| v.min(255) as u8).collect()
+}
+
+/// By topic index: the topic's side work (see [`Side`]).
+fn topic_sides(pool: &Pool<'_>) -> Vec<Side> {
+    let mut sides: Vec<Side> = vec![Side::default(); LOOSE_FILES + 1];
+    for (i, slim) in pool.slim.iter().enumerate() {
+        let Some(t) = slim.topics.single() else {
+            continue;
+        };
+        if !pool.is_placeable(i) || !slim.circles.within(pool.circle_of_topic(t)) {
+            continue;
+        }
+        sides[t].members.push(i as u32);
+        if pool.is_root(i) {
+            sides[t].roots.push(i as u32);
+        }
+    }
+    sides
 }
 
 /// Does the graph have a pointless node (see [`crate::graph::pointless`])?
@@ -1757,6 +1857,18 @@ fn measure_bits(r: &Ranges, g: &Growth, _complete: bool) -> u8 {
     reached
 }
 
+/// Where [`evaluate`] may take a candidate from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// A member of the scope joined to the graph by an edge.
+    Connected,
+    /// A member of the scope, joined or not yet (a join's cone is added
+    /// producer by producer).
+    Cone,
+    /// A member of the scope or of its side work (see [`Side`]), joined or not.
+    Side,
+}
+
 /// Checks candidate `x` and measures the graph with it added.
 fn evaluate(
     world: &World<'_, '_>,
@@ -1764,10 +1876,11 @@ fn evaluate(
     g: &Growth,
     x: u32,
     track_width: bool,
-    detached: bool,
+    reach: Reach,
 ) -> Option<Candidate> {
     let pool = world.pool;
-    if !pool.is_placeable(x as usize) || !world.in_scope(scope, x) {
+    let in_reach = world.in_scope(scope, x) || (reach == Reach::Side && world.in_side(scope, x));
+    if !pool.is_placeable(x as usize) || !in_reach {
         return None;
     }
     let sx = &pool.slim[x as usize];
@@ -1792,7 +1905,7 @@ fn evaluate(
             succs |= 1 << v;
         }
     }
-    if preds | succs == 0 && !detached {
+    if preds | succs == 0 && reach == Reach::Connected {
         return None;
     }
     // A file handed between two nodes of one application that each change it and
@@ -2066,6 +2179,8 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::spec::Profile;
+    use std::collections::BTreeSet;
 
     #[test]
     fn draft_joins_steps_in_order() {
@@ -2079,6 +2194,92 @@ mod tests {
             "Open 'a.txt' in Writer. Then copy the table. Then PDF Tool: merge."
         );
         assert_eq!(draft_instruction(&[]), "");
+    }
+
+    /// A slot asking for more nodes than edges allow takes side work of its
+    /// scope's topic (independent roots of the same topic), never another
+    /// topic's, and adds no edge for it.
+    #[test]
+    fn side_work_keeps_to_the_scopes_topic() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        let mut cat = tiny_catalog();
+        let topic = |name: &str| crate::topics::Topic {
+            name: name.into(),
+            purpose: format!("for the {name}"),
+            words: vec![name.into()],
+            circle: None,
+        };
+        cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
+        let root =
+            |id: &str, app: &str, doc: &str| subtask(id, app, &[], &["doc"], &[&[("doc", doc)]]);
+        let subs = vec![
+            root("notes", "Writer", "/h/trip_notes.doc"),
+            subtask(
+                "picture",
+                "Paint",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/trip_notes.doc"), ("img", "/h/trip_pic.png")]],
+            ),
+            // The scope must hold as many members as the task has nodes.
+            subtask(
+                "frame",
+                "Frames",
+                &["img"],
+                &["doc"],
+                &[&[("img", "/h/trip_pic.png"), ("doc", "/h/trip_framed.doc")]],
+            ),
+            subtask(
+                "file",
+                "Cabinet",
+                &["doc"],
+                &[],
+                &[&[("doc", "/h/trip_notes.doc")]],
+            ),
+            root("plan", "Planner", "/h/trip_plan.doc"),
+            root("budget", "Ledger", "/h/trip_budget.doc"),
+            root("packing", "Lists", "/h/trip_packing.doc"),
+            root("script", "Editor", "/h/code_script.doc"),
+            root("readme", "Pad", "/h/code_readme.doc"),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let all = Scope::new("all", (0..pool.len()).collect());
+        let scopes = pool.topic_parts(&all);
+        let spec = ComposeSpec {
+            count: 2,
+            profile: Profile::Free,
+            targets: BTreeMap::from([
+                (Dimension::Instruction, Target::Range { min: 4, max: 4 }),
+                (Dimension::Dependency, Target::Range { min: 1, max: 1 }),
+            ]),
+            seed: 3,
+            ..ComposeSpec::default()
+        };
+        let out = compose(&pool, &scopes, &spec).unwrap();
+        assert!(!out.tasks.is_empty(), "{:?}", out.summary.shortfall);
+        for t in &out.tasks {
+            let subtasks: Vec<&str> = t.nodes.values().map(|n| n.subtask_id.0.as_str()).collect();
+            assert_eq!(subtasks.len(), 4);
+            assert!(
+                !subtasks.contains(&"script") && !subtasks.contains(&"readme"),
+                "another topic's work: {subtasks:?}"
+            );
+            let edges: usize = t.dag.edges.values().map(Vec::len).sum();
+            assert_eq!(edges, 1, "{t:?}");
+        }
+        // A slot free of targets never reaches for side work.
+        let free = ComposeSpec {
+            count: 3,
+            profile: Profile::Free,
+            targets: BTreeMap::from([(Dimension::Instruction, Target::Range { min: 3, max: 3 })]),
+            ..spec
+        };
+        let out = compose(&pool, &scopes, &free).unwrap();
+        assert!(!out.tasks.is_empty());
+        for t in &out.tasks {
+            let edges: usize = t.dag.edges.values().map(Vec::len).sum();
+            assert_eq!(edges, 2, "connected: {t:?}");
+        }
     }
 
     #[test]

@@ -650,7 +650,7 @@ impl<'a> Pool<'a> {
 
     /// The circle of topic `t`; files of no topic ([`crate::topics::LOOSE_FILES`])
     /// keep company with no circle.
-    fn circle_of_topic(&self, t: usize) -> CircleSet {
+    pub(crate) fn circle_of_topic(&self, t: usize) -> CircleSet {
         self.catalog.topics.circle_of_topic(t)
     }
 

@@ -1,11 +1,15 @@
 //! What a composition asks for: per-dimension targets, profiles, capability presets,
 //! and the structural feasibility rules that refuse impossible requests up front.
 //!
-//! Feasibility (for a connected DAG with `n` nodes, `e` edges, depth `d`, width `w`
-//! and `c` distinct categories):
+//! Feasibility (for a DAG with `n` nodes, `e` edges, depth `d`, width `w` and `c`
+//! distinct categories):
 //! - `d + w - 1 <= n`: a longest path and a largest antichain share at most one node;
 //! - `n <= d * w`: the nodes split into `d` antichains (Mirsky), each at most `w`;
-//! - `n - 1 <= e`: the graph is connected;
+//! - `d - 1 <= e`: the longest path's edges. A task need not be connected: one
+//!   purpose may ask for independent pieces of work (OmniBench's subtask
+//!   identification: five or more subtasks, at most one dependency), and the
+//!   composer adds such side work only to slots that ask for it (see
+//!   `graph::compose`);
 //! - `e <= T(n, d)`, the edges of the complete balanced `d`-partite graph: edges only
 //!   join different antichains of that split (for `d = n` this is `n(n-1)/2`);
 //! - `1 <= c <= n`.
@@ -260,7 +264,7 @@ pub(crate) fn turan_edges(n: usize, parts: usize) -> usize {
     (n * n - sum_sq) / 2
 }
 
-/// The node counts (bit `n`) for which some connected DAG meets every range.
+/// The node counts (bit `n`) for which some DAG meets every range.
 pub(crate) fn feasible_sizes(r: &Ranges, min_nodes: usize, max_nodes: usize) -> u32 {
     let mut mask = 0u32;
     let n_lo = r.lo[INS].max(min_nodes).max(1);
@@ -284,7 +288,7 @@ fn size_feasible(r: &Ranges, n: usize) -> bool {
             }
             // Edges join comparable nodes only: at most the pairs between d
             // antichain levels (Turán), and never inside a largest antichain of w.
-            let e_lo = r.lo[DEP].max(n - 1);
+            let e_lo = r.lo[DEP].max(d - 1);
             let e_hi = r.hi[DEP]
                 .min(turan_edges(n, d))
                 .min(n * (n - 1) / 2 - w * (w - 1) / 2);
@@ -326,7 +330,7 @@ pub(crate) fn range_condition(i: usize, lo: usize, hi: usize) -> String {
     }
 }
 
-/// Why no connected DAG meets the ranges, or `None` when some may.
+/// Why no DAG meets the ranges, or `None` when some may.
 pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize) -> Option<String> {
     if feasible_sizes(r, min_nodes, max_nodes) != 0 {
         return None;
@@ -348,13 +352,9 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
             let cond = range_condition(i, r.lo[i], r.hi[i]);
             let why = match i {
                 INS => format!("tasks have {min_nodes} to {n_max} nodes (min_nodes, max_nodes)"),
-                DEP if r.lo[DEP] > 0 => format!(
+                DEP => format!(
                     "a DAG on at most {n_max} nodes has at most {} edges",
                     n_max * n_max.saturating_sub(1) / 2
-                ),
-                DEP => format!(
-                    "a connected DAG on at least {min_nodes} nodes has at least {} edges",
-                    min_nodes.saturating_sub(1)
                 ),
                 _ => format!("tasks have {min_nodes} to {n_max} nodes (min_nodes, max_nodes)"),
             };
@@ -369,22 +369,13 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
             }
             let la = range_label(a, r.lo[a], r.hi[a]);
             let lb = range_label(b, r.lo[b], r.hi[b]);
-            let why = if (a, b) == (DEP, INS) {
-                let n_hi = r.hi[INS].min(n_max);
-                let n_lo = r.lo[INS].max(min_nodes);
-                if r.lo[DEP] > n_hi * n_hi.saturating_sub(1) / 2 {
-                    format!(
-                        "a DAG on at most {n_hi} nodes has at most {} edges, fewer than the {} that {la} needs",
-                        n_hi * n_hi.saturating_sub(1) / 2,
-                        r.lo[DEP]
-                    )
-                } else {
-                    format!(
-                        "a connected DAG on at least {n_lo} nodes has at least {} edges, more than the {} that {la} allows",
-                        n_lo.saturating_sub(1),
-                        r.hi[DEP]
-                    )
-                }
+            let n_hi = r.hi[INS].min(n_max);
+            let why = if (a, b) == (DEP, INS) && r.lo[DEP] > n_hi * n_hi.saturating_sub(1) / 2 {
+                format!(
+                    "a DAG on at most {n_hi} nodes has at most {} edges, fewer than the {} that {la} needs",
+                    n_hi * n_hi.saturating_sub(1) / 2,
+                    r.lo[DEP]
+                )
             } else {
                 general_rules()
             };
@@ -403,8 +394,8 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
 }
 
 fn general_rules() -> String {
-    "for n nodes, depth d and width w a connected DAG needs d + w - 1 <= n <= d * w, \
-     n - 1 <= edges <= the edges of a complete d-partite graph on n nodes, and 1 <= categories <= n"
+    "for n nodes, depth d and width w a DAG needs d + w - 1 <= n <= d * w, \
+     d - 1 <= edges <= the edges of a complete d-partite graph on n nodes, and 1 <= categories <= n"
         .to_string()
 }
 
@@ -439,6 +430,17 @@ mod tests {
         assert!(why.contains("dependency=hard"), "{why}");
         assert!(why.contains("instruction=easy"), "{why}");
         assert!(why.contains("at most 1 edges"), "{why}");
+    }
+
+    #[test]
+    fn many_nodes_with_few_edges_are_independent_work() {
+        // Five subtasks and at most one dependency: OmniBench's subtask
+        // identification. Depth 5 still needs the four edges of its path.
+        let r = ranges(&[(DEP, (0, 1)), (INS, (5, usize::MAX))]);
+        assert_eq!(explain_infeasible(&r, 2, 10), None);
+        let r = ranges(&[(DEP, (0, 1)), (HIE, (5, usize::MAX))]);
+        let why = explain_infeasible(&r, 2, 10).unwrap();
+        assert!(why.contains("d - 1 <= edges"), "{why}");
     }
 
     #[test]

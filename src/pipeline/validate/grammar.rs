@@ -10,7 +10,8 @@
 //!                                                     there is one sentence more than steps
 //! natural     := sentence ( " " sentence )*         -- one sentence per step
 //! sentence    := [lead " "] clause "."
-//! lead        := "Separately," | "Independently," | "First,"  -- waits for nothing
+//! lead        := "Separately," | "Apart from that," | "Independently," | "First,"
+//!                                                  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
 //!              | "Now," | "Also,"                   -- after the steps that made what it names
 //!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
@@ -61,10 +62,11 @@ pub const FINALLY: &str = "Finally,";
 /// Leads (lower case, without the comma) of a sentence that comes right after the
 /// sentence before it.
 pub const AFTER_PREVIOUS: &[&str] = &["after that", "then", "next", "finally", "lastly"];
-/// Lead of a sentence that waits for nothing.
-pub const SEPARATELY: &str = "Separately,";
+/// Leads of a sentence that waits for nothing, in the order the summarizer takes
+/// them (a task of several independent pieces of work does not repeat one).
+pub const SEPARATE_LEADS: &[&str] = &["Separately,", "Apart from that,", "Independently,"];
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
-pub const INDEPENDENT: &[&str] = &["separately", "independently", "first"];
+pub const INDEPENDENT: &[&str] = &["separately", "apart from that", "independently", "first"];
 /// Lead of a sentence that comes after the steps that made the names it quotes,
 /// the sentence before among them.
 pub const NOW: &str = "Now,";

@@ -498,10 +498,11 @@ fn natural_body(
     clauses: &[String],
     purpose: Option<&str>,
 ) -> Option<String> {
-    use super::grammar::{ALSO, FINALLY, NOW, ONCE, SEPARATELY};
+    use super::grammar::{ALSO, FINALLY, NOW, ONCE, SEPARATE_LEADS};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
     let mut sentences = Vec::with_capacity(order.len());
+    let mut separate = 0;
     for (p, &v) in order.iter().enumerate() {
         let mut preds: Vec<usize> = reduction
             .iter()
@@ -520,7 +521,9 @@ fn natural_body(
                 None => text::capitalize(clause),
             }
         } else if preds.is_empty() {
-            format!("{SEPARATELY} {}", text::decapitalize(clause))
+            let lead = SEPARATE_LEADS[separate % SEPARATE_LEADS.len()];
+            separate += 1;
+            format!("{lead} {}", text::decapitalize(clause))
         } else if preds == [order[p - 1]] {
             let lead = if p == last && p > 1 {
                 FINALLY
