@@ -1421,7 +1421,7 @@ fn attempt(
                 .collect();
             for _ in 0..SIDE_DRAWS.min(sides.len()) {
                 let x = sides[rng.random_range(0..sides.len())];
-                if tried.contains(&x) || g.nodes.contains(&x) {
+                if tried.contains(&x) || g.nodes.contains(&x) || !apart(pool, &g.nodes, x) {
                     continue;
                 }
                 tried.push(x);
@@ -1793,6 +1793,22 @@ fn fan_potential(pool: &Pool<'_>) -> Vec<u8> {
         level = next;
     }
     level.into_iter().map(|v| v.min(255) as u8).collect()
+}
+
+/// May `x` start a piece of side work beside `nodes`? Only in an application
+/// the task does not use yet and on nothing the task uses or makes: a second
+/// to-do beside the first, the original file mailed while another piece edits
+/// it, or one file opened in two editors reads as a muddle, not as separate
+/// jobs.
+fn apart(pool: &Pool<'_>, nodes: &[u32], x: u32) -> bool {
+    let sx = &pool.slim[x as usize];
+    nodes.iter().all(|&v| {
+        let sv = &pool.slim[v as usize];
+        sv.app != sx.app
+            && sx.inputs.iter().chain(sx.outputs.iter()).all(|r| {
+                sv.inputs.binary_search(r).is_err() && sv.outputs.binary_search(r).is_err()
+            })
+    })
 }
 
 /// By topic index: the topic's side work (see [`Side`]).

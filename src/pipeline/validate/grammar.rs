@@ -10,8 +10,8 @@
 //!                                                     there is one sentence more than steps
 //! natural     := sentence ( " " sentence )*         -- one sentence per step
 //! sentence    := [lead " "] clause "."
-//! lead        := "Separately," | "Apart from that," | "Independently," | "First,"
-//!                                                  -- waits for nothing
+//! lead        := "Separately," | "Apart from that," | "Independently,"
+//!              | "First," | "Second," | ... | "Tenth,"  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
 //!              | "Now," | "Also,"                   -- after the steps that made what it names
 //!              | "Once " quoted ( (", " | " and ") quoted )* (" is" | " are") " ready,"
@@ -38,6 +38,10 @@
 //!   export zipped in one sentence, also mailed in the next); a "waits for nothing" lead gives it no
 //!   prerequisite. Steps not linked
 //!   through these may run in any order.
+//! - a task of independent pieces of work (no edge between them) with a
+//!   purpose opens with a goal sentence counting them ("For the summer trip,
+//!   there are three separate things to do."), and each piece's first sentence
+//!   leads with its ordinal ("First,", "Second,", ...).
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.
@@ -65,8 +69,32 @@ pub const AFTER_PREVIOUS: &[&str] = &["after that", "then", "next", "finally", "
 /// Leads of a sentence that waits for nothing, in the order the summarizer takes
 /// them (a task of several independent pieces of work does not repeat one).
 pub const SEPARATE_LEADS: &[&str] = &["Separately,", "Apart from that,", "Independently,"];
+/// Leads of the first sentence of each independent piece of work, when a task
+/// is several ("There are three separate things to do. First, ... Second, ...").
+pub const ORDINALS: &[&str] = &[
+    "First,", "Second,", "Third,", "Fourth,", "Fifth,", "Sixth,", "Seventh,", "Eighth,", "Ninth,",
+    "Tenth,",
+];
+/// How many pieces the announcing sentence counts, from two.
+pub const COUNTS: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+];
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
-pub const INDEPENDENT: &[&str] = &["separately", "apart from that", "independently", "first"];
+pub const INDEPENDENT: &[&str] = &[
+    "separately",
+    "apart from that",
+    "independently",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+];
 /// Lead of a sentence that comes after the steps that made the names it quotes,
 /// the sentence before among them.
 pub const NOW: &str = "Now,";

@@ -21,6 +21,32 @@ pub(crate) struct Relations {
 }
 
 impl Relations {
+    /// The weakly connected component of each node, numbered by first
+    /// appearance in `order` (which must list every node once).
+    pub fn pieces_along(&self, order: &[usize]) -> Vec<usize> {
+        let n = self.len();
+        let mut piece = vec![usize::MAX; n];
+        let mut next = 0;
+        for &start in order {
+            if piece[start] != usize::MAX {
+                continue;
+            }
+            piece[start] = next;
+            let mut stack = vec![start];
+            while let Some(u) = stack.pop() {
+                let neighbours = self.succ[u].iter().copied().chain(self.preds(u));
+                for v in neighbours.collect::<Vec<_>>() {
+                    if piece[v] == usize::MAX {
+                        piece[v] = next;
+                        stack.push(v);
+                    }
+                }
+            }
+            next += 1;
+        }
+        piece
+    }
+
     /// The graph of a task DAG. Nodes are `dag.nodes` in order, then any id that
     /// only occurs in `dag.edges` (so a malformed DAG still compares sanely).
     pub fn from_dag(dag: &Dag) -> Relations {

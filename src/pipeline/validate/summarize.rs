@@ -134,8 +134,10 @@ pub fn summarize(
             .as_deref()
             .map(|p| text::sanitize(p).trim().to_string())
             .filter(|p| !p.is_empty());
+        // Independent pieces of work are told one after the other.
         let worded = std::iter::once(chained)
             .chain(topological_orders(&rel, NATURAL_ORDERS))
+            .map(|o| by_piece(&rel, o))
             .find_map(|o| natural_body(&rel, &o, &texts, purpose.as_deref()).map(|body| (o, body)));
         match worded {
             Some((chained, body)) => {
@@ -486,6 +488,16 @@ fn topological_orders(rel: &Relations, limit: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// `order` with each weakly connected piece of the task together, pieces in the
+/// order their first node comes (still a topological order: no edge joins two
+/// pieces).
+fn by_piece(rel: &Relations, order: Vec<usize>) -> Vec<usize> {
+    let piece = rel.pieces_along(&order);
+    let mut grouped = order;
+    grouped.sort_by_key(|&v| piece[v]);
+    grouped
+}
+
 /// Leads for a sentence that comes right after the one before it, by position.
 const NEXT_LEADS: &[&str] = &["Then,", "Next,", "After that,"];
 
@@ -498,11 +510,27 @@ fn natural_body(
     clauses: &[String],
     purpose: Option<&str>,
 ) -> Option<String> {
-    use super::grammar::{ALSO, FINALLY, NOW, ONCE, SEPARATE_LEADS};
+    use super::grammar::{ALSO, COUNTS, FINALLY, NOW, ONCE, ORDINALS, SEPARATE_LEADS};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
-    let mut sentences = Vec::with_capacity(order.len());
+    let mut sentences = Vec::with_capacity(order.len() + 1);
     let mut separate = 0;
+    // Several independent pieces with a purpose: a goal sentence counts them
+    // and each piece opens with its ordinal (see the grammar).
+    let piece = rel.pieces_along(order);
+    let pieces = piece.iter().max().map_or(0, |&m| m + 1);
+    let jobs = match purpose {
+        Some(purpose) if (2..=ORDINALS.len()).contains(&pieces) => {
+            sentences.push(format!(
+                "{}, there are {} separate things to do.",
+                text::capitalize(purpose),
+                COUNTS[pieces - 2]
+            ));
+            true
+        }
+        _ => false,
+    };
+    let mut started = vec![false; pieces];
     for (p, &v) in order.iter().enumerate() {
         let mut preds: Vec<usize> = reduction
             .iter()
@@ -511,7 +539,10 @@ fn natural_body(
             .collect();
         preds.sort_by_key(|u| order.iter().position(|w| w == u));
         let clause = &clauses[v];
-        let sentence = if p == 0 {
+        let opens_piece = !std::mem::replace(&mut started[piece[v]], true);
+        let sentence = if jobs && opens_piece {
+            format!("{} {}", ORDINALS[piece[v]], text::decapitalize(clause))
+        } else if p == 0 {
             match purpose {
                 Some(purpose) => format!(
                     "{}, {}",

@@ -291,6 +291,32 @@ fn two_parallel_branches_are_worded_apart() {
 }
 
 #[test]
+fn independent_pieces_with_a_purpose_are_counted_and_numbered() {
+    // Two pieces of work for one purpose: a goal sentence counts them, each
+    // opens with its ordinal, and the reading finds no edge between them.
+    let mut t = task(
+        "Share notes and check the talk",
+        &[WRITER, SEND, VIDEO, PLAYER],
+        &[("writer", "send"), ("video", "player")],
+    );
+    t.purpose = Some("for the sales review".into());
+    let v = run(&t);
+    assert!(v.passed);
+    assert_eq!(v.attempts.len(), 1);
+    assert_eq!(v.summary.wording, Wording::Natural);
+    let text = &v.summary.task_instruction;
+    assert!(
+        text.starts_with("For the sales review, there are two separate things to do. First, "),
+        "{text}"
+    );
+    assert!(
+        text.contains(". Second, open '/home/user/Videos/sales_talk.mp4'"),
+        "{text}"
+    );
+    assert!(!text.contains("Separately"), "{text}");
+}
+
+#[test]
 fn a_wrong_reading_is_fixed_with_the_explicit_wording() {
     // A reader that took the natural wording's "Separately," for "Then,": the
     // feedback names the lost parallel branch and attempt 2 numbers the steps.
