@@ -359,25 +359,33 @@ fn perf_compose_measures_the_stage_on_both_pools() {
     }
 }
 
-/// `--plan` names a combination of the omnibench profile no DAG can meet: two
-/// nodes at most (instruction=easy) have one edge at most, so dependency=hard
-/// (four or more) is impossible with it. Five nodes with one edge at most
-/// (independent work for one purpose) are possible.
+/// `--plan` names a combination of the omnibench profile no connected DAG can
+/// meet: five or more nodes (instruction=hard) need at least four edges, so
+/// dependency=easy (at most one) is impossible with it. With `--side-work`
+/// (independent pieces of work) it is possible; two nodes with four edges never
+/// are.
 #[test]
 fn plan_flags_a_known_impossible_combination() {
     let ws = workspace_with_pool();
-    let out = ws.ok(&["compose", "--plan", "--profile", "omnibench"]);
-    let impossible = out.split("short of supply").next().unwrap();
-    assert!(
-        impossible
+    let impossible = |out: &str, combination: &str| {
+        out.split("short of supply")
+            .next()
+            .unwrap()
             .lines()
-            .any(|l| l.contains("dependency=hard instruction=easy")),
-        "{out}"
+            .any(|l| l.contains(combination))
+    };
+    let pieces = ws.ok(&["compose", "--plan", "--profile", "omnibench", "--side-work"]);
+    assert!(
+        !impossible(&pieces, "dependency=easy instruction=hard"),
+        "{pieces}"
     );
     assert!(
-        !impossible
-            .lines()
-            .any(|l| l.contains("dependency=easy instruction=hard")),
+        impossible(&pieces, "dependency=hard instruction=easy"),
+        "{pieces}"
+    );
+    let out = ws.ok(&["compose", "--plan", "--profile", "omnibench"]);
+    assert!(
+        impossible(&out, "dependency=easy instruction=hard"),
         "{out}"
     );
     assert!(out.contains("expected distribution"), "{out}");

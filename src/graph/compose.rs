@@ -445,7 +445,8 @@ pub fn compose(
 ///
 /// # Errors
 /// Unknown capability, a capability that contradicts an explicit target, bad node
-/// limits, a combination of targets no DAG can meet (with the reason), or
+/// limits, a combination of targets no DAG of the request's shape can meet
+/// (connected, unless it allows side work) with the reason, or
 /// no scope with a possible first node.
 pub fn compose_with<F: FnMut(CompactTask)>(
     pool: &Pool<'_>,
@@ -698,7 +699,8 @@ impl Plan {
                 base.hi[i] = hi;
             }
         }
-        if let Some(why) = explain_infeasible(&base, spec.min_nodes, spec.max_nodes) {
+        if let Some(why) = explain_infeasible(&base, spec.min_nodes, spec.max_nodes, spec.side_work)
+        {
             return Err(ComposeError::Infeasible { explanation: why });
         }
         for code in 0..total {
@@ -716,7 +718,7 @@ impl Plan {
                     w *= row[c_index(level)] / row.iter().sum::<f64>();
                 }
             }
-            let sizes = feasible_sizes(&r, spec.min_nodes, spec.max_nodes);
+            let sizes = feasible_sizes(&r, spec.min_nodes, spec.max_nodes, spec.side_work);
             if sizes == 0 || w <= 0.0 {
                 continue;
             }
@@ -1367,12 +1369,12 @@ fn attempt(
     };
     let mut g = seeded.unwrap_or_else(|| Growth::rooted(pool, root));
 
-    // Side work (see [`Side`]) only for slots whose targets connected work
-    // seldom meets: wide ones, five or more nodes, fewer edges than nodes. A
-    // slot free of targets keeps to one connected piece of work.
+    // Side work (see [`Side`]) only when asked for, and only for slots whose
+    // targets connected work seldom meets: wide ones, five or more nodes, fewer
+    // edges than nodes. A slot free of targets keeps to one connected piece.
     let wide = r.lo[BRA] >= 3;
     let sparse = r.hi[DEP] < n.saturating_sub(1);
-    let reach = if wide || sparse || r.lo[INS] >= 5 {
+    let reach = if spec.side_work && (wide || sparse || r.lo[INS] >= 5) {
         Reach::Side
     } else {
         Reach::Connected
@@ -2212,8 +2214,8 @@ mod tests {
         assert_eq!(draft_instruction(&[]), "");
     }
 
-    /// A slot asking for more nodes than edges allow takes side work of its
-    /// scope's topic (independent roots of the same topic), never another
+    /// Asked for side work, a slot asking for more nodes than edges allow takes
+    /// side work of its scope's topic (independent roots of the same topic), never another
     /// topic's, and adds no edge for it.
     #[test]
     fn side_work_keeps_to_the_scopes_topic() {
@@ -2269,8 +2271,18 @@ mod tests {
                 (Dimension::Dependency, Target::Range { min: 1, max: 1 }),
             ]),
             seed: 3,
+            side_work: true,
             ..ComposeSpec::default()
         };
+        // Not asked for: four nodes with one edge are refused up front.
+        let without = ComposeSpec {
+            side_work: false,
+            ..spec.clone()
+        };
+        assert!(matches!(
+            compose(&pool, &scopes, &without),
+            Err(ComposeError::Infeasible { .. })
+        ));
         let out = compose(&pool, &scopes, &spec).unwrap();
         assert!(!out.tasks.is_empty(), "{:?}", out.summary.shortfall);
         for t in &out.tasks {

@@ -4,7 +4,8 @@
 //! A profile draws each task's level combination over the dimensions it governs
 //! (those without an explicit target or capability constraint). For every such
 //! combination this module reports the profile's probability of drawing it,
-//! whether any DAG can meet it at all (and why not), and how much the
+//! whether any DAG of the request's shape (connected, unless it allows side
+//! work) can meet it at all (and why not), and how much the
 //! pool supplies: a probe composes a few tasks asked with exactly those levels
 //! (same scopes, same seed) and counts how many it made. The expected
 //! distribution weighs each combination's profile probability by its probed
@@ -29,7 +30,7 @@ pub struct PlannedCombo {
     pub levels: Vec<(Dimension, Level)>,
     /// The profile's probability of drawing it, in percent.
     pub profile_percent: f64,
-    /// Why no DAG can meet it (`None`: some can).
+    /// Why no DAG of the request's shape can meet it (`None`: some can).
     pub impossible: Option<String>,
     /// Probe tasks asked with exactly these levels, and made.
     pub probe_asked: usize,
@@ -169,7 +170,7 @@ impl fmt::Display for CompositionPlan {
         let lost: f64 = impossible.iter().map(|c| c.profile_percent).sum();
         writeln!(
             f,
-            "impossible ({} combinations, {lost:.1}% of the profile; no DAG meets them):",
+            "impossible ({} combinations, {lost:.1}% of the profile; no DAG of the request's shape meets them):",
             impossible.len()
         )?;
         for c in &impossible {

@@ -1,15 +1,14 @@
 //! What a composition asks for: per-dimension targets, profiles, capability presets,
 //! and the structural feasibility rules that refuse impossible requests up front.
 //!
-//! Feasibility (for a DAG with `n` nodes, `e` edges, depth `d`, width `w` and `c`
-//! distinct categories):
+//! Feasibility (for a connected DAG with `n` nodes, `e` edges, depth `d`, width `w`
+//! and `c` distinct categories):
 //! - `d + w - 1 <= n`: a longest path and a largest antichain share at most one node;
 //! - `n <= d * w`: the nodes split into `d` antichains (Mirsky), each at most `w`;
-//! - `d - 1 <= e`: the longest path's edges. A task need not be connected: one
-//!   purpose may ask for independent pieces of work (OmniBench's subtask
-//!   identification: five or more subtasks, at most one dependency), and the
-//!   composer adds such side work only to slots that ask for it (see
-//!   `graph::compose`);
+//! - `n - 1 <= e`: the graph is connected; a request with side work (see
+//!   `graph::compose`) may have independent pieces, and needs only the
+//!   `d - 1` edges of its longest path (OmniBench's subtask identification:
+//!   five or more subtasks, at most one dependency);
 //! - `e <= T(n, d)`, the edges of the complete balanced `d`-partite graph: edges only
 //!   join different antichains of that split (for `d = n` this is `n(n-1)/2`);
 //! - `1 <= c <= n`.
@@ -178,6 +177,13 @@ pub struct ComposeSpec {
     pub version: u32,
     /// Total attempt budget; 0 picks `max(8000, 20 * count)`.
     pub max_attempts: usize,
+    /// May a slot that asks for width, five or more nodes or fewer edges than
+    /// nodes add side work: independent pieces of its topic (see
+    /// `graph::compose`)? Off unless asked for: fresh readers rejected every
+    /// such task they saw as a list of unrelated chores. Not serialized when
+    /// off, so earlier specs keep their hash.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub side_work: bool,
 }
 
 impl Default for ComposeSpec {
@@ -193,6 +199,7 @@ impl Default for ComposeSpec {
             seed: 0,
             version: 1,
             max_attempts: 0,
+            side_work: false,
         }
     }
 }
@@ -264,20 +271,21 @@ pub(crate) fn turan_edges(n: usize, parts: usize) -> usize {
     (n * n - sum_sq) / 2
 }
 
-/// The node counts (bit `n`) for which some DAG meets every range.
-pub(crate) fn feasible_sizes(r: &Ranges, min_nodes: usize, max_nodes: usize) -> u32 {
+/// The node counts (bit `n`) for which some DAG meets every range: a connected
+/// one unless `pieces` allows independent pieces.
+pub(crate) fn feasible_sizes(r: &Ranges, min_nodes: usize, max_nodes: usize, pieces: bool) -> u32 {
     let mut mask = 0u32;
     let n_lo = r.lo[INS].max(min_nodes).max(1);
     let n_hi = r.hi[INS].min(max_nodes).min(MAX_NODES);
     for n in n_lo..=n_hi {
-        if size_feasible(r, n) {
+        if size_feasible(r, n, pieces) {
             mask |= 1 << n;
         }
     }
     mask
 }
 
-fn size_feasible(r: &Ranges, n: usize) -> bool {
+fn size_feasible(r: &Ranges, n: usize, pieces: bool) -> bool {
     if r.lo[KNO].max(1) > r.hi[KNO].min(n) {
         return false;
     }
@@ -288,7 +296,7 @@ fn size_feasible(r: &Ranges, n: usize) -> bool {
             }
             // Edges join comparable nodes only: at most the pairs between d
             // antichain levels (Turán), and never inside a largest antichain of w.
-            let e_lo = r.lo[DEP].max(d - 1);
+            let e_lo = r.lo[DEP].max(if pieces { d - 1 } else { n - 1 });
             let e_hi = r.hi[DEP]
                 .min(turan_edges(n, d))
                 .min(n * (n - 1) / 2 - w * (w - 1) / 2);
@@ -330,9 +338,15 @@ pub(crate) fn range_condition(i: usize, lo: usize, hi: usize) -> String {
     }
 }
 
-/// Why no DAG meets the ranges, or `None` when some may.
-pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize) -> Option<String> {
-    if feasible_sizes(r, min_nodes, max_nodes) != 0 {
+/// Why no DAG meets the ranges (no connected one unless `pieces`), or `None`
+/// when some may.
+pub(crate) fn explain_infeasible(
+    r: &Ranges,
+    min_nodes: usize,
+    max_nodes: usize,
+    pieces: bool,
+) -> Option<String> {
+    if feasible_sizes(r, min_nodes, max_nodes, pieces) != 0 {
         return None;
     }
     let n_max = max_nodes.min(MAX_NODES);
@@ -347,14 +361,18 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
     };
     // One dimension alone.
     for &i in &constrained {
-        if feasible_sizes(&only(&[i]), min_nodes, max_nodes) == 0 {
+        if feasible_sizes(&only(&[i]), min_nodes, max_nodes, pieces) == 0 {
             let label = range_label(i, r.lo[i], r.hi[i]);
             let cond = range_condition(i, r.lo[i], r.hi[i]);
             let why = match i {
                 INS => format!("tasks have {min_nodes} to {n_max} nodes (min_nodes, max_nodes)"),
-                DEP => format!(
+                DEP if r.lo[DEP] > 0 => format!(
                     "a DAG on at most {n_max} nodes has at most {} edges",
                     n_max * n_max.saturating_sub(1) / 2
+                ),
+                DEP => format!(
+                    "a connected DAG on at least {min_nodes} nodes has at least {} edges",
+                    min_nodes.saturating_sub(1)
                 ),
                 _ => format!("tasks have {min_nodes} to {n_max} nodes (min_nodes, max_nodes)"),
             };
@@ -364,20 +382,29 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
     // Two dimensions together.
     for (a_pos, &a) in constrained.iter().enumerate() {
         for &b in &constrained[a_pos + 1..] {
-            if feasible_sizes(&only(&[a, b]), min_nodes, max_nodes) != 0 {
+            if feasible_sizes(&only(&[a, b]), min_nodes, max_nodes, pieces) != 0 {
                 continue;
             }
             let la = range_label(a, r.lo[a], r.hi[a]);
             let lb = range_label(b, r.lo[b], r.hi[b]);
-            let n_hi = r.hi[INS].min(n_max);
-            let why = if (a, b) == (DEP, INS) && r.lo[DEP] > n_hi * n_hi.saturating_sub(1) / 2 {
-                format!(
-                    "a DAG on at most {n_hi} nodes has at most {} edges, fewer than the {} that {la} needs",
-                    n_hi * n_hi.saturating_sub(1) / 2,
-                    r.lo[DEP]
-                )
+            let why = if (a, b) == (DEP, INS) {
+                let n_hi = r.hi[INS].min(n_max);
+                let n_lo = r.lo[INS].max(min_nodes);
+                if r.lo[DEP] > n_hi * n_hi.saturating_sub(1) / 2 {
+                    format!(
+                        "a DAG on at most {n_hi} nodes has at most {} edges, fewer than the {} that {la} needs",
+                        n_hi * n_hi.saturating_sub(1) / 2,
+                        r.lo[DEP]
+                    )
+                } else {
+                    format!(
+                        "a connected DAG on at least {n_lo} nodes has at least {} edges, more than the {} that {la} allows",
+                        n_lo.saturating_sub(1),
+                        r.hi[DEP]
+                    )
+                }
             } else {
-                general_rules()
+                general_rules(pieces)
             };
             return Some(format!("{la} and {lb} cannot hold together: {why}"));
         }
@@ -389,14 +416,20 @@ pub(crate) fn explain_infeasible(r: &Ranges, min_nodes: usize, max_nodes: usize)
     Some(format!(
         "{} cannot hold together on {min_nodes} to {n_max} nodes: {}",
         labels.join(", "),
-        general_rules()
+        general_rules(pieces)
     ))
 }
 
-fn general_rules() -> String {
-    "for n nodes, depth d and width w a DAG needs d + w - 1 <= n <= d * w, \
-     d - 1 <= edges <= the edges of a complete d-partite graph on n nodes, and 1 <= categories <= n"
-        .to_string()
+fn general_rules(pieces: bool) -> String {
+    let (graph, fewest) = if pieces {
+        ("a DAG", "d - 1")
+    } else {
+        ("a connected DAG", "n - 1")
+    };
+    format!(
+        "for n nodes, depth d and width w {graph} needs d + w - 1 <= n <= d * w, \
+         {fewest} <= edges <= the edges of a complete d-partite graph on n nodes, and 1 <= categories <= n"
+    )
 }
 
 #[cfg(test)]
@@ -419,45 +452,47 @@ mod tests {
         let wide = |edges: (usize, usize)| {
             ranges(&[(INS, (4, 4)), (BRA, (3, 3)), (HIE, (2, 2)), (DEP, edges)])
         };
-        assert_eq!(feasible_sizes(&wide((4, usize::MAX)), 2, 10), 0);
-        assert_eq!(feasible_sizes(&wide((3, 3)), 2, 10), 1 << 4);
+        assert_eq!(feasible_sizes(&wide((4, usize::MAX)), 2, 10, false), 0);
+        assert_eq!(feasible_sizes(&wide((3, 3)), 2, 10, false), 1 << 4);
     }
 
     #[test]
     fn dependency_hard_with_instruction_easy_is_refused() {
         let r = ranges(&[(DEP, (4, usize::MAX)), (INS, (0, 2))]);
-        let why = explain_infeasible(&r, 2, 10).unwrap();
+        let why = explain_infeasible(&r, 2, 10, false).unwrap();
         assert!(why.contains("dependency=hard"), "{why}");
         assert!(why.contains("instruction=easy"), "{why}");
         assert!(why.contains("at most 1 edges"), "{why}");
     }
 
     #[test]
-    fn many_nodes_with_few_edges_are_independent_work() {
+    fn many_nodes_with_few_edges_need_independent_pieces() {
         // Five subtasks and at most one dependency: OmniBench's subtask
-        // identification. Depth 5 still needs the four edges of its path.
+        // identification, possible only with side work. Depth 5 still needs
+        // the four edges of its path.
         let r = ranges(&[(DEP, (0, 1)), (INS, (5, usize::MAX))]);
-        assert_eq!(explain_infeasible(&r, 2, 10), None);
+        assert!(explain_infeasible(&r, 2, 10, false).is_some());
+        assert_eq!(explain_infeasible(&r, 2, 10, true), None);
         let r = ranges(&[(DEP, (0, 1)), (HIE, (5, usize::MAX))]);
-        let why = explain_infeasible(&r, 2, 10).unwrap();
+        let why = explain_infeasible(&r, 2, 10, true).unwrap();
         assert!(why.contains("d - 1 <= edges"), "{why}");
     }
 
     #[test]
     fn dependency_hard_with_instruction_medium_is_fine() {
         let r = ranges(&[(DEP, (4, usize::MAX)), (INS, (3, 4))]);
-        assert_eq!(explain_infeasible(&r, 2, 10), None);
-        assert_eq!(feasible_sizes(&r, 2, 10), 1 << 4);
+        assert_eq!(explain_infeasible(&r, 2, 10, false), None);
+        assert_eq!(feasible_sizes(&r, 2, 10, false), 1 << 4);
     }
 
     #[test]
     fn depth_and_width_bound_the_size() {
         // depth 5 and width 5 need at least 9 nodes.
         let r = ranges(&[(HIE, (5, 5)), (BRA, (5, 5))]);
-        assert_eq!(feasible_sizes(&r, 2, 20).trailing_zeros(), 9);
+        assert_eq!(feasible_sizes(&r, 2, 20, false).trailing_zeros(), 9);
         // width <= 2 and depth <= 2 hold at most 4 nodes.
         let r = ranges(&[(HIE, (0, 2)), (BRA, (0, 2))]);
-        assert_eq!(32 - feasible_sizes(&r, 2, 20).leading_zeros() - 1, 4);
+        assert_eq!(32 - feasible_sizes(&r, 2, 20, false).leading_zeros() - 1, 4);
     }
 
     #[test]

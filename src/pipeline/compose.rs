@@ -90,6 +90,11 @@ pub struct ComposeArgs {
     /// capability (`synth run` composes its top-ups so).
     #[arg(long)]
     pub balance_with_store: bool,
+    /// Let slots that ask for width, five or more nodes or fewer edges than
+    /// nodes add independent pieces of work of the same topic ("there are three
+    /// separate things to do"); needed for the capabilities built on such tasks.
+    #[arg(long)]
+    pub side_work: bool,
 }
 
 /// `[compose]` in synth.toml: defaults for the flags above.
@@ -234,6 +239,7 @@ impl ComposeArgs {
             spec.max_orders = n;
         }
         spec.capability = self.capability.clone();
+        spec.side_work = self.side_work;
         for (d, t) in [
             (Dimension::Dependency, self.dependency),
             (Dimension::Instruction, self.instruction),
@@ -258,6 +264,9 @@ fn default_label(spec: &ComposeSpec) -> String {
     }
     for (d, t) in &spec.targets {
         parts.push(format!("{d}={t}"));
+    }
+    if spec.side_work {
+        parts.push("side-work".to_string());
     }
     parts.push(format!("seed={}", spec.seed));
     parts.join(" ")
