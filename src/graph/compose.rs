@@ -240,8 +240,9 @@ impl CompactTask {
     }
 
     /// Why the task is done: its topic's purpose when its nodes keep to one
-    /// topic, else its scenario's.
-    fn purpose<'c>(&self, pool: &Pool<'c>, scenario: &str) -> Option<&'c str> {
+    /// topic, else none (a scenario's general purpose, "to get the documents
+    /// ready to use", explained no task to its readers).
+    fn purpose<'c>(&self, pool: &Pool<'c>) -> Option<&'c str> {
         let catalog = pool.catalog();
         let topics = self.instances.iter().fold(TopicSet::default(), |t, &i| {
             t.union(pool.topics_of(i as usize))
@@ -250,7 +251,6 @@ impl CompactTask {
             .single()
             .and_then(|t| catalog.topics.get(t))
             .map(|t| t.purpose.as_str())
-            .or_else(|| catalog.purpose_of(scenario))
     }
 
     /// Builds the full [`Task`]: node ids `n0..`, instantiated instructions, orders
@@ -320,7 +320,7 @@ impl CompactTask {
                 }
             })
             .collect();
-        let purpose = self.purpose(pool, &scenario);
+        let purpose = self.purpose(pool);
         let task_intent = intent::statement(catalog, &intent_nodes, &first, purpose);
         Task {
             task_id: Some(self.task_id(pool)),
@@ -966,7 +966,7 @@ impl<'p, 'a> World<'p, 'a> {
                     .filter(|&t| t != LOOSE_FILES && !sides[t].roots.is_empty())
             })
             .collect();
-        World {
+        let mut world = World {
             fan,
             hubs,
             side_of,
@@ -979,7 +979,33 @@ impl<'p, 'a> World<'p, 'a> {
             app_roots,
             joinable,
             join_order,
-        }
+        };
+        world.keep_sound_joins();
+        world
+    }
+
+    /// Keeps, of each scope's joinable members, those with a cone the checks
+    /// accept in one of [`SOUND_JOIN_PROBES`] draws: most joinable members
+    /// have none (two prints merged and converted again), and a join slot
+    /// that draws them fails until it gives up on fan-in.
+    fn keep_sound_joins(&mut self) {
+        let sound: Vec<Vec<u32>> = (0..self.joinable.len())
+            .map(|sc| {
+                self.joinable[sc]
+                    .iter()
+                    .copied()
+                    .filter(|&x| {
+                        let mut rng = ChaCha8Rng::seed_from_u64(((sc as u64) << 32) | u64::from(x));
+                        (0..SOUND_JOIN_PROBES).any(|_| {
+                            join_cone_once(self, sc, x, MAX_NODES, &mut rng, true).is_some()
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        self.joinable = sound;
+        let joinable = &self.joinable;
+        self.join_order.retain(|&sc| !joinable[sc].is_empty());
     }
 
     /// A root of `scope` a task at least `width` wide can grow from, when the
@@ -1274,6 +1300,15 @@ fn attempt(
     // RELAX_AFTER failures): the scopes may hold no connected graph that big.
     let drop = (s.tries / RELAX_AFTER) as usize;
     sizes.truncate(sizes.len().saturating_sub(drop).max(1));
+    // A join slot looks for fan-in, which takes three nodes: while it looks, a
+    // draw of two would end the slot with a pair before any join is tried.
+    let join_turn = s.slot % JOIN_EVERY == JOIN_EVERY - 1
+        && s.tries < JOIN_TRIES
+        && r.lo[BRA] <= 2
+        && !world.join_order.is_empty();
+    if join_turn && sizes.iter().any(|&n| n >= 3) {
+        sizes.retain(|&n| n >= 3);
+    }
     let n = sizes[rng.random_range(0..sizes.len())];
     let pool = world.pool;
     let cap = usage.cap(usage.nodes + n, s.tries);
@@ -1325,8 +1360,7 @@ fn attempt(
         root
     };
     // A join narrows the graph: slots that must be wide are no join slots.
-    let join_slot =
-        s.slot % JOIN_EVERY == JOIN_EVERY - 1 && n >= 3 && r.lo[BRA] <= 2 && s.tries < JOIN_TRIES;
+    let join_slot = join_turn && n >= 3;
     // A wide slot starts from a hub and its readers, a deep one from a path
     // searched for: random growth seldom reaches either. Every other try, the
     // first among them, still grows at random (a small pool's wide graphs may
@@ -1701,25 +1735,31 @@ fn join_cone(
     rng: &mut ChaCha8Rng,
     track_width: bool,
 ) -> Option<Growth> {
-    // Many joins have no sound cone (two prints merged and converted again):
-    // a few are drawn before the attempt fails.
-    (0..JOIN_DRAWS).find_map(|_| join_cone_once(world, scope, n, rng, track_width))
+    // A joinable member's producers are drawn at random, and some draws have
+    // no sound cone: a few are drawn before the attempt fails.
+    let targets = &world.joinable[scope];
+    (0..JOIN_DRAWS).find_map(|_| {
+        let x = targets[rng.random_range(0..targets.len())];
+        join_cone_once(world, scope, x, n, rng, track_width)
+    })
 }
 
 /// Join targets [`join_cone`] draws per attempt.
 const JOIN_DRAWS: usize = 6;
 
-/// One draw of [`join_cone`]: a random joinable member and random producers.
+/// Draws [`World::keep_sound_joins`] spends on each joinable member.
+const SOUND_JOIN_PROBES: usize = 8;
+
+/// One draw of [`join_cone`]: the cone of `x` with random producers.
 fn join_cone_once(
     world: &World<'_, '_>,
     scope: usize,
+    x: u32,
     n: usize,
     rng: &mut ChaCha8Rng,
     track_width: bool,
 ) -> Option<Growth> {
     let pool = world.pool;
-    let targets = &world.joinable[scope];
-    let x = targets[rng.random_range(0..targets.len())];
     // The cone: producers for every missing input, depth first.
     let mut cone: Vec<u32> = Vec::new();
     let mut stack = vec![x];
@@ -2199,6 +2239,75 @@ mod tests {
     use super::*;
     use crate::graph::spec::Profile;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_join_slot_takes_three_nodes_and_a_sound_join() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        let cat = tiny_catalog();
+        // A picture and a document, each made from the desktop, put together
+        // (the join), and a pair that is easier to find (a text mailed).
+        let subs = vec![
+            subtask("draw", "Paint", &[], &["img"], &[&[("img", "/h/pic.png")]]),
+            subtask(
+                "write",
+                "Writer",
+                &[],
+                &["doc"],
+                &[&[("doc", "/h/text.doc")]],
+            ),
+            subtask(
+                "insert",
+                "Binder",
+                &["img", "doc"],
+                &["doc:book"],
+                &[&[
+                    ("img", "/h/pic.png"),
+                    ("doc", "/h/text.doc"),
+                    ("book", "/h/book.doc"),
+                ]],
+            ),
+            subtask(
+                "sketch",
+                "Editor",
+                &[],
+                &["img"],
+                &[&[("img", "/h/sketch.png")]],
+            ),
+            subtask(
+                "mail",
+                "Mailer",
+                &["img"],
+                &[],
+                &[&[("img", "/h/sketch.png")]],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let scopes = vec![Scope::new("all", (0..pool.len()).collect())];
+        let world = World::new(&pool, &scopes);
+        assert_eq!(
+            world.joinable[0].len(),
+            1,
+            "the binder joins two made files"
+        );
+        let spec = ComposeSpec {
+            count: 2,
+            profile: Profile::Free,
+            max_nodes: 3,
+            seed: 5,
+            ..ComposeSpec::default()
+        };
+        let out = compose(&pool, &scopes, &spec).unwrap();
+        // Slot 1 is a join slot: without looking for three nodes it would
+        // take the pair it finds first.
+        let joined = out.tasks.iter().any(|t| {
+            let mut indegree: BTreeMap<&str, usize> = BTreeMap::new();
+            for to in t.dag.edges.values().flatten() {
+                *indegree.entry(to.as_str()).or_default() += 1;
+            }
+            indegree.values().any(|&d| d >= 2)
+        });
+        assert!(joined, "{:?}", out.tasks);
+    }
 
     #[test]
     fn draft_joins_steps_in_order() {
