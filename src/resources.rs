@@ -162,10 +162,6 @@ impl KindSpec {
 pub struct Scenario {
     pub name: String,
     pub categories: Vec<String>,
-    /// Why a task of this scenario is done, as an infinitive ("to keep what you
-    /// found online"); it ends the goal a composed task states.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purpose: Option<String>,
 }
 
 /// A capability of OmniBench table 12 as level constraints on some dimensions.
@@ -200,7 +196,8 @@ pub struct Catalog {
 }
 
 /// `resources/desktop.toml`: the records on a fresh desktop by kind, and what
-/// its files show.
+/// its files show. (`records`, the fields of those records beyond their key,
+/// is the simulated desktop's: [`crate::env::sim::SimDesktop::fill_records`].)
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DesktopFile {
@@ -208,6 +205,8 @@ struct DesktopFile {
     initial: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     shows: BTreeMap<String, String>,
+    #[serde(default, rename = "records")]
+    _records: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -347,14 +346,6 @@ impl Catalog {
             .or_else(|| self.scenarios.iter().find(|s| s.categories.is_empty()))
             .map(|s| s.name.clone())
             .unwrap_or_default()
-    }
-
-    /// The purpose of the scenario named `name`, if it has one.
-    pub fn purpose_of(&self, name: &str) -> Option<&str> {
-        self.scenarios
-            .iter()
-            .find(|s| s.name == name)
-            .and_then(|s| s.purpose.as_deref())
     }
 
     /// The file kinds that match a path's extension.

@@ -708,6 +708,20 @@ fn recipes_and_finance() {
         "csv_path",
         Some("/home/user/Documents/ledger.csv")
     ));
+    // The desktop's own expenses export with their amounts (`[records]` in
+    // desktop.toml), not as 'Coffee,,'.
+    for row in ["Coffee,4.50,Food", "Train ticket,42,Travel"] {
+        assert!(
+            check(
+                &f,
+                CheckCall::CheckFileContains {
+                    file_path: "/home/user/Documents/ledger.csv".into(),
+                    text: row.into()
+                }
+            ),
+            "{row}"
+        );
+    }
 }
 
 #[test]

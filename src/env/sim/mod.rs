@@ -216,18 +216,60 @@ impl SimDesktop {
         let catalog = Catalog::load(workspace)?;
         let vfs = Vfs::from_host(&workspace.join("resources").join("fixtures"))?;
         let desktop = workspace.join("resources").join("desktop.toml");
-        let initial_records = if desktop.is_file() {
+        let (initial_records, record_fields) = if desktop.is_file() {
             #[derive(Deserialize)]
             struct DesktopFile {
                 #[serde(default)]
                 initial: BTreeMap<String, Vec<String>>,
+                #[serde(default)]
+                records: BTreeMap<String, Vec<Record>>,
             }
             let file: DesktopFile = crate::resources::read_toml(&desktop)?;
-            file.initial
+            (file.initial, file.records)
         } else {
-            BTreeMap::new()
+            (BTreeMap::new(), BTreeMap::new())
         };
-        SimDesktop::from_parts(apps, catalog.kinds, vfs, &initial_records)
+        let mut desk = SimDesktop::from_parts(apps, catalog.kinds, vfs, &initial_records)?;
+        desk.fill_records(&record_fields).map_err(|message| {
+            crate::resources::CatalogError::Invalid {
+                path: desktop.clone(),
+                message,
+            }
+        })?;
+        Ok(desk)
+    }
+
+    /// Gives the initial records the fields `desktop.toml`'s `[records]` lists
+    /// beyond their key, by collection (an expense's amount and category): a
+    /// record seeded with its key alone exports empty columns ('Coffee,,').
+    ///
+    /// # Errors
+    /// An unknown collection, a record without the collection's key field, or
+    /// one whose key `[initial]` does not list (naming it).
+    pub fn fill_records(&mut self, fields: &BTreeMap<String, Vec<Record>>) -> Result<(), String> {
+        for (name, records) in fields {
+            let spec = collection_spec(name)
+                .ok_or_else(|| format!("[records] names an unknown collection '{name}'"))?;
+            for rec in records {
+                let key = rec.get(spec.key).ok_or_else(|| {
+                    format!("a record of [records.{name}] has no '{}' field", spec.key)
+                })?;
+                let rows = self.state.collections.entry(name.clone()).or_default();
+                let row = rows
+                    .iter_mut()
+                    .find(|r| r.get(spec.key) == Some(key))
+                    .ok_or_else(|| {
+                        format!(
+                            "[records.{name}] fills '{key}', which [initial] does not list under {}",
+                            spec.kind
+                        )
+                    })?;
+                row.extend(rec.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        self.initial = Arc::new(self.state.clone());
+        self.refresh();
+        Ok(())
     }
 
     /// Builds a desktop from loaded parts (tests use it with small fixtures).
@@ -800,6 +842,36 @@ pub fn effects_known_condition(when: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_fields_fill_only_listed_records() {
+        let initial = BTreeMap::from([("expense_record".to_string(), vec!["Coffee".to_string()])]);
+        let mut d =
+            SimDesktop::from_parts(Vec::new(), BTreeMap::new(), Vfs::default(), &initial).unwrap();
+        let row = |label: &str, amount: &str| {
+            BTreeMap::from([(
+                "expenses".to_string(),
+                vec![Record::from([
+                    ("label".to_string(), label.to_string()),
+                    ("amount".to_string(), amount.to_string()),
+                ])],
+            )])
+        };
+        d.fill_records(&row("Coffee", "4.50")).unwrap();
+        let expenses = &d.state().collections["expenses"];
+        assert_eq!(expenses.len(), 1);
+        assert_eq!(expenses[0]["amount"], "4.50");
+        // A reset goes back to the filled record, not to its bare key.
+        d.reset(&Setup::default()).unwrap();
+        assert_eq!(d.state().collections["expenses"][0]["amount"], "4.50");
+        let err = d.fill_records(&row("Tea", "2.00")).unwrap_err();
+        assert!(
+            err.contains("'Tea'") && err.contains("expense_record"),
+            "{err}"
+        );
+        let unknown = BTreeMap::from([("wallets".to_string(), Vec::new())]);
+        assert!(d.fill_records(&unknown).unwrap_err().contains("'wallets'"));
+    }
 
     #[test]
     fn keys_parse_in_pywinauto_notation() {
