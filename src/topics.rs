@@ -84,6 +84,8 @@ struct TopicsFile {
     topics: Vec<Topic>,
     #[serde(default)]
     circles: Vec<Circle>,
+    #[serde(default)]
+    subjects: BTreeMap<String, String>,
 }
 
 /// A set of topics, one bit per topic in file order.
@@ -127,6 +129,8 @@ pub struct Topics {
     circle_patterns: Vec<(usize, Vec<String>)>,
     /// The circle of each topic, by topic index.
     topic_circles: Vec<CircleSet>,
+    /// How a file's name reads as a subject, by file stem (`[subjects]`).
+    subjects: BTreeMap<String, String>,
 }
 
 /// Months and days of the week: names in English whatever the topics say
@@ -168,6 +172,7 @@ impl Topics {
         let file: TopicsFile = read_toml(path)?;
         Topics::new(file.topics)
             .and_then(|t| t.with_circles(file.circles))
+            .and_then(|t| t.with_subjects(file.subjects))
             .map_err(|message| CatalogError::Invalid {
                 path: path.to_path_buf(),
                 message,
@@ -280,7 +285,29 @@ impl Topics {
             patterns,
             names,
             circle_patterns: Vec::new(),
+            subjects: BTreeMap::new(),
         })
+    }
+
+    /// These topics with `subjects`: how the stem of a file's name reads as a
+    /// subject in a title or a subject line ("stock" is "stock list").
+    ///
+    /// # Errors
+    /// An empty stem or subject, naming the stem.
+    pub fn with_subjects(mut self, subjects: BTreeMap<String, String>) -> Result<Topics, String> {
+        if let Some((stem, _)) = subjects
+            .iter()
+            .find(|(k, v)| k.trim().is_empty() || v.trim().is_empty())
+        {
+            return Err(format!("[subjects] has an empty entry for '{stem}'"));
+        }
+        self.subjects = subjects;
+        Ok(self)
+    }
+
+    /// The subject a file's stem stands for (`[subjects]`), if listed.
+    pub fn subject_of(&self, stem: &str) -> Option<&str> {
+        self.subjects.get(stem).map(String::as_str)
     }
 
     /// `text` in lower case except for names: a word the topics write with a
@@ -365,6 +392,22 @@ mod tests {
             t("team", &["team"]),
         ])
         .unwrap()
+    }
+
+    #[test]
+    fn a_listed_stem_reads_as_its_subject() {
+        let t = topics()
+            .with_subjects(BTreeMap::from([(
+                "stock".to_string(),
+                "stock list".to_string(),
+            )]))
+            .unwrap();
+        assert_eq!(t.subject_of("stock"), Some("stock list"));
+        assert_eq!(t.subject_of("stock_total_row"), None);
+        let err = topics()
+            .with_subjects(BTreeMap::from([("stock".to_string(), " ".to_string())]))
+            .unwrap_err();
+        assert!(err.contains("'stock'"), "{err}");
     }
 
     #[test]

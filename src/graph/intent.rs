@@ -10,8 +10,7 @@
 //! - what it starts from: every input no node of the task produces (what is on the
 //!   desktop already);
 //! - why: the purpose the caller gives: the task's topic's (`topics.toml`, "for
-//!   the summer trip") when its nodes keep to one, else its scenario's
-//!   (`categories.toml`, "to keep people informed").
+//!   the summer trip") when its nodes keep to one, else none.
 //!
 //! Each resource is worded by its kind's `phrase` (`resources.toml`). A value is
 //! quoted only when the node's own instruction quotes it, so every quoted value of

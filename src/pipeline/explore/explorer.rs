@@ -721,7 +721,10 @@ impl OfflineExplorer {
     /// with no input shows the screen, not a subject, and named after one
     /// ('home_budget.png') it would be put where that subject's files go. A
     /// screen recording is made on purpose, for something ('book_club.mp4': a
-    /// walkthrough for the book club), so it takes a subject's name.
+    /// walkthrough for the book club), so it takes a subject's name (readers
+    /// still reject a recording of the bare desktop titled and mailed as that
+    /// subject's footage; naming it by what it shows instead gave nine
+    /// 'screen_recording_draft/_final/_v2' names, no better).
     fn shown_stem(&self, plan: &Plan) -> Option<String> {
         let app = self.desktop.app(&plan.app)?;
         crate::env::spec::effects_of(&app.spec)
@@ -1251,9 +1254,14 @@ fn capitalize(text: &str) -> String {
 
 /// The subject of `stem` in words, as it opens a title ("Invoice March") and as
 /// it reads inside a sentence ("invoice March", "Lisbon"): names keep their
-/// capital ([`Topics::lower_but_names`]).
+/// capital ([`Topics::lower_but_names`]). A stem listed under `[subjects]` in
+/// `topics.toml` reads as listed ("stock" is "stock list": a mail titled
+/// "Sharing stock" reads as company shares).
 fn subject(stem: &str, topics: &Topics) -> (String, String) {
-    let lower = topics.lower_but_names(&words_of(stem));
+    let words = topics
+        .subject_of(stem)
+        .map_or_else(|| words_of(stem), str::to_string);
+    let lower = topics.lower_but_names(&words);
     (capitalize(&lower), lower)
 }
 
@@ -1540,28 +1548,28 @@ fn output_record(
     let forms: &[&str] = match kind {
         "todo_item" => &[
             // Verbs that fit a subject as well as a document ("Send product
-            // launch", "Finish stock" did not).
+            // launch", "Finish stock" did not), and that still make sense after
+            // the task changed the file ("Update launch deck" on a deck the
+            // task had just updated did not).
             "Review {w}",
             "Follow up on {w}",
             "Share {w}",
             "Check {w}",
-            "Update {w}",
             "Discuss {w}",
-            "Prepare {w}",
         ],
-        // Titles that suit a note about any subject: 'ideas', 'decisions' and
-        // 'Thoughts on' did not ('Invoice march ideas', 'Banana pancakes recipe
-        // decisions', a 'Thoughts on' note holding only an attachment).
+        // Titles that suit a note about any subject and promise nothing the
+        // note does not hold: 'ideas', 'decisions' and 'Thoughts on' did not
+        // ('Invoice march ideas'), nor did 'summary', 'key points',
+        // 'questions' or 'reminders' on a note holding only an attachment or
+        // a pasted copy.
         "note_title" => &[
             "{w} notes",
             "Notes on {w}",
-            "{w} summary",
-            "Draft: {w}",
-            "{w} key points",
-            "{w} questions",
-            "{w} overview",
-            "{w} follow-ups",
-            "{w} reminders",
+            "{w}",
+            "{w} for reference",
+            "Reference: {w}",
+            "{w} file",
+            "{w} details",
         ],
         "calendar_event" => &[
             "{w} meeting",
@@ -1823,6 +1831,16 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
     }
     if f.contains("guest") || f.contains("assignee") || f.contains("signer") {
         return pick(&["Alice", "Bob", "Carol"]);
+    }
+    // A password someone can pass on: words and digits, no phrase from a
+    // template ("set").
+    if f.contains("password") {
+        return pick(&[
+            "Lisbon-2026",
+            "green-kettle-42",
+            "Maple7-river",
+            "orbit-sparrow-9",
+        ]);
     }
     if f.contains("location") {
         return pick(&["Room 2", "Cafe Lisboa", "Online"]);
@@ -2250,7 +2268,7 @@ mod tests {
                 &Topics::default()
             )
             .unwrap(),
-            "Meeting notes summary",
+            "Meeting notes",
             "no 'Meeting notes notes'"
         );
         assert_eq!(
@@ -2264,6 +2282,18 @@ mod tests {
             .unwrap(),
             "Sharing weekly review",
             "no 'Weekly review for review'"
+        );
+        // A stem `[subjects]` lists reads as its subject ("Sharing stock"
+        // read as company shares).
+        let listed = Topics::default()
+            .with_subjects(BTreeMap::from([(
+                "stock".to_string(),
+                "stock list".to_string(),
+            )]))
+            .unwrap();
+        assert_eq!(
+            output_record("email_sent", "stock", 2, &BTreeSet::new(), &listed).unwrap(),
+            "Sharing stock list"
         );
         // A month keeps its capital inside a title.
         assert_eq!(

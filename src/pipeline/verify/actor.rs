@@ -410,6 +410,11 @@ fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
             FieldRule::Never
         } else if let Some(f) = labelled_field(&inst.instruction, v, fields) {
             FieldRule::Only(f)
+        } else if let Some(f) = fields.iter().find(|f| names_field(name, f)) {
+            // The explorer names a typed value's slot after the box it is
+            // typed in ("comment" for Comment): a comment is not tried in the
+            // Password box beside it.
+            FieldRule::Only(f.clone())
         } else if is_input && (v.starts_with('/') || v.starts_with('~')) {
             FieldRule::PathField
         } else {
@@ -423,6 +428,12 @@ fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
         });
     }
     out
+}
+
+/// Is `param` the name of the box with text `field` ("export_name" and
+/// "Export name")?
+fn names_field(param: &str, field: &str) -> bool {
+    param.eq_ignore_ascii_case(&field.replace(' ', "_"))
 }
 
 fn same(a: &str, b: &str) -> bool {
