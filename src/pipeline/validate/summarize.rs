@@ -338,10 +338,27 @@ fn computed_outputs(phrase: &str) -> String {
         return head.to_string();
     }
     if quoted.iter().all(|q| q[1..].starts_with('/')) {
+        if let [file] = quoted.as_slice() {
+            if let Some(action) = named_after(head, file) {
+                return format!("{action} under {file}");
+            }
+        }
         let files: Vec<String> = quoted.iter().map(|q| q.to_string()).collect();
         return format!("{head} (saved as {})", text::join_and(&files));
     }
     phrase.to_string()
+}
+
+/// `head` without its closing " named 'x'" when `file` (quoted) is that name
+/// with a folder and an extension: "print the page to PDF named 'sales'" for
+/// '/home/user/Downloads/sales.pdf' is "print the page to PDF" (said once,
+/// "under '...sales.pdf'", not "named 'sales' (saved as ...)").
+fn named_after<'h>(head: &'h str, file: &str) -> Option<&'h str> {
+    let (action, name) = head.rsplit_once(" named '")?;
+    let name = name.strip_suffix('\'')?;
+    let path = file.trim_matches('\'');
+    let stem = std::path::Path::new(path).file_stem()?.to_str()?;
+    (stem == name && !name.contains('\'')).then_some(action)
 }
 
 /// "open a text file 'x'" (or "open 'x'"), possibly with more after the quote:
@@ -780,6 +797,11 @@ mod tests {
         assert_eq!(
             natural_clause("In Calendar, select 'Standup', then export an event as an .ics file, giving the calendar file '/home/user/Documents/Standup.ics'."),
             "in Calendar, export the event 'Standup' as an .ics file (saved as '/home/user/Documents/Standup.ics')"
+        );
+        // A name typed for the file is said once, with where it goes.
+        assert_eq!(
+            natural_clause("In Browser, open a web address 'https://a.example.com', then print the page to PDF named 'sales', giving the PDF '/home/user/Downloads/sales.pdf'."),
+            "open the web address 'https://a.example.com' in Browser and print the page to PDF under '/home/user/Downloads/sales.pdf'"
         );
         assert_eq!(
             natural_clause("In Photos, view a picture '/home/user/Pictures/a.png', then set the picture as wallpaper, giving the setting 'wallpaper=a.png'."),
