@@ -386,6 +386,14 @@ impl Display {
         classes
     }
 
+    /// Whether `w` is a dialog: transient for another window (`WM_TRANSIENT_FOR`).
+    pub fn is_transient(&self, w: &WindowInfo) -> bool {
+        self.property(w.id, "WM_TRANSIENT_FOR")
+            .ok()
+            .and_then(|raw| raw.get(..4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]])))
+            .is_some_and(|o| o != 0 && o != self.root && o != w.id)
+    }
+
     /// The top-level windows, in the window manager's order (oldest first).
     ///
     /// # Errors

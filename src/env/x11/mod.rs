@@ -32,6 +32,9 @@ use crate::resources::{Catalog, Resource};
 
 /// How long a launched application may take to show its window.
 const LAUNCH_LIMIT: Duration = Duration::from_secs(90);
+/// How long a dialog may take to close after Enter (see
+/// `X11Desktop::await_dialog_answer`).
+const DIALOG_ANSWER_LIMIT: Duration = Duration::from_secs(3);
 
 /// The task-side path of the user's home.
 const HOME: &str = "/home/user";
@@ -419,6 +422,42 @@ impl X11Desktop {
         }
     }
 
+    /// The window in front when it is a dialog (transient for another window).
+    fn dialog_in_front(&self) -> Option<u32> {
+        let w = self.display.active_window().ok()??;
+        self.display.is_transient(&w).then_some(w.id)
+    }
+
+    /// Waits for a dialog to answer Enter, which can take longer than a redraw:
+    /// a GTK file chooser first queries the folder, then closes and the
+    /// application saves, with the screen still for a moment in between (a
+    /// check run then found the Save As dialog still open and no file). After
+    /// Enter in `dialog`, waits until another window is in front, at most
+    /// [`DIALOG_ANSWER_LIMIT`]; a dialog that stays (Enter in a field that does
+    /// not submit) costs that wait once.
+    fn await_dialog_answer(&self, action: &Action, dialog: Option<u32>) {
+        let ActionCall::KeyboardInput { keys } = &action.call else {
+            return;
+        };
+        let Some(dialog) = dialog else { return };
+        if !keys.to_uppercase().contains("{ENTER}") {
+            return;
+        }
+        let answered = |me: &X11Desktop| {
+            me.display
+                .active_window()
+                .ok()
+                .flatten()
+                .is_none_or(|w| w.id != dialog)
+        };
+        if answered(self) {
+            return;
+        }
+        if session::wait_for(DIALOG_ANSWER_LIMIT, || answered(self)) {
+            self.settle();
+        }
+    }
+
     /// Whether the desktop's launcher (the catalogue's `launcher` entry) is the
     /// window in front.
     fn launcher_in_front(&self) -> bool {
@@ -658,9 +697,11 @@ impl Environment for X11Desktop {
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let from_launcher = self.launcher_in_front();
+        let dialog = self.dialog_in_front();
         let (ok, feedback) = self.act(action)?;
         self.await_launcher(action, from_launcher);
         self.settle();
+        self.await_dialog_answer(action, dialog);
         let observation = self.observation(Some(feedback))?;
         tracing::debug!(
             action = ?action.call,
