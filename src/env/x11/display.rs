@@ -390,7 +390,10 @@ impl Display {
     pub fn is_transient(&self, w: &WindowInfo) -> bool {
         self.property(w.id, "WM_TRANSIENT_FOR")
             .ok()
-            .and_then(|raw| raw.get(..4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]])))
+            .and_then(|raw| {
+                raw.get(..4)
+                    .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            })
             .is_some_and(|o| o != 0 && o != self.root && o != w.id)
     }
 
