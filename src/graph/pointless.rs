@@ -597,9 +597,10 @@ fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> 
 }
 
 /// What resource `r` shows among `nodes`, with the position of the node that
-/// declared it: what the node that made `r` declares it makes, else what that node
-/// read shows (a cropped copy of a screen capture, or the capture copied to the
-/// clipboard, is still a screen capture); for a file no node makes, what the
+/// declared it: what the node that made `r` declares it makes, else what the input
+/// that node edited shows (a cropped copy of a screen capture, or the capture
+/// copied to the clipboard, is still a screen capture; a PDF of a document a
+/// photo was pasted into shows the document); for a file no node makes, what the
 /// desktop says it shows (`[shows]` in `desktop.toml`: a contact list), with no
 /// position. `None` for what no declared content goes into.
 fn content_in<'p>(
@@ -618,10 +619,11 @@ fn content_in<'p>(
     if depth == 0 {
         return None;
     }
-    pool.slim[y]
-        .inputs
-        .iter()
-        .find_map(|&i| content_in(pool, nodes, i, depth - 1))
+    // What a node made shows what it edited (the document a picture was
+    // pasted into, not the picture).
+    edited_inputs(pool, y)
+        .into_iter()
+        .find_map(|i| content_in(pool, nodes, i, depth - 1))
 }
 
 /// (a, b) pairs where node `b` makes an edit that does not suit what node `a`

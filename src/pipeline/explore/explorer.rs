@@ -292,13 +292,7 @@ impl OfflineExplorer {
             }
             // Inputs about two subjects (a song mailed to the school fair's
             // address) make no request a person would give.
-            if self
-                .catalog
-                .topics
-                .of(values.values().map(String::as_str))
-                .len()
-                > 1
-            {
+            if !self.one_subject(values.values().map(String::as_str)) {
                 continue;
             }
             // Nor do two files of no subject that go back to different
@@ -739,8 +733,22 @@ impl OfflineExplorer {
     /// [`Self::try_plan`] counts them ([`crate::topics::Topics::of`], where a
     /// file of no topic counts as a topic of its own)?
     fn fits_topic(&self, v: &str, values: &ParameterSet) -> bool {
-        let all = values.values().map(String::as_str).chain([v]);
-        self.catalog.topics.of(all).len() <= 1
+        self.one_subject(values.values().map(String::as_str).chain([v]))
+    }
+
+    /// Do `values` keep to one topic and to its circle (a travel itinerary is
+    /// not mailed to team@example.com: the composer keeps a task to its
+    /// topic's circle and would never place such a set)? Values of no topic
+    /// keep to one circle.
+    fn one_subject<'v>(&self, values: impl Iterator<Item = &'v str> + Clone) -> bool {
+        let topics = &self.catalog.topics;
+        let found = topics.of(values.clone());
+        let circles = topics.circles_of(values);
+        match (found.len(), found.single()) {
+            (0, _) => circles.0.count_ones() <= 1,
+            (1, Some(t)) => circles.within(topics.circle_of_topic(t)),
+            _ => false,
+        }
     }
 
     /// `candidates` reordered so that those that keep `values` to one topic

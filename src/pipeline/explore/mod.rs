@@ -710,9 +710,16 @@ fn observe(desktop: &SimDesktop, app: &str) -> Vec<ControlInfo> {
     out
 }
 
+/// How much more an application waits for a remaining writer of a print kind
+/// (PDF) than for a writer of another kind, in [`exploration_order`].
+const PRINT_WEIGHT: usize = 4;
+
 /// Applications in an order where producers come before consumers: repeatedly
-/// the application whose input kinds are most available (initially or from the
-/// applications already placed), ties by name.
+/// the application that waits for the fewest remaining producers (each pair of
+/// an input kind and an application still to come that makes it counts, a
+/// print kind [`PRINT_WEIGHT`] times; a PDF converted to another format makes
+/// no reader of that format wait), applications that only consume last, ties
+/// by name.
 pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String> {
     let mut info: Vec<(String, BTreeSet<String>, BTreeSet<String>)> = desktop
         .apps()
@@ -722,20 +729,33 @@ pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String>
             let mut ins = BTreeSet::new();
             let mut outs = BTreeSet::new();
             for p in &ps {
+                let mut plan_ins = BTreeSet::new();
+                let mut plan_outs = BTreeSet::new();
                 for s in &p.slots {
                     match &s.role {
                         paths::SlotRole::InputPath { kind }
                         | paths::SlotRole::InputRecord { kind } => {
-                            ins.insert(kind.clone());
+                            plan_ins.insert(kind.clone());
                         }
                         paths::SlotRole::OutputPath { kind, .. }
                         | paths::SlotRole::OutputRecord { kind } => {
-                            outs.insert(kind.clone());
+                            plan_outs.insert(kind.clone());
                         }
                         _ => {}
                     }
                 }
-                outs.extend(p.produces.iter().cloned());
+                plan_outs.extend(p.produces.iter().cloned());
+                // A print taken out of its format again (a PDF converted to a
+                // Word document or to text) is a detour no chain goes on from,
+                // so it does not make the readers of its kind wait: the
+                // writers of documents are explored before the PDF tool, and
+                // what they print is signed, protected and sent.
+                let from_print = plan_ins
+                    .iter()
+                    .any(|k| catalog.kinds.get(k).is_some_and(|k| k.print));
+                plan_outs.retain(|k| !from_print || plan_ins.contains(k));
+                ins.extend(plan_ins);
+                outs.extend(plan_outs);
             }
             (a.spec.name.clone(), ins, outs)
         })
@@ -755,14 +775,25 @@ pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String>
                         .enumerate()
                         .any(|(j, (_, ins2, _))| j != *i && ins2.contains(k))
                 });
-                let pending = ins
+                // Work flows from files made and edited to the prints that
+                // are signed, packed and sent: a reader of prints waits for
+                // every writer of them.
+                let pending: usize = ins
                     .iter()
-                    .filter(|k| {
-                        info.iter()
-                            .enumerate()
-                            .any(|(j, (_, _, outs))| j != *i && outs.contains(*k))
+                    .map(|k| {
+                        let weight = if catalog.kinds.get(k).is_some_and(|k| k.print) {
+                            PRINT_WEIGHT
+                        } else {
+                            1
+                        };
+                        weight
+                            * info
+                                .iter()
+                                .enumerate()
+                                .filter(|(j, (_, _, outs))| j != i && outs.contains(k))
+                                .count()
                     })
-                    .count();
+                    .sum();
                 (sink && !ins.is_empty(), pending, ins.len(), name.clone())
             })
             .map(|(i, _)| i)
