@@ -42,7 +42,8 @@ pub const LOOSE_FILES: usize = 63;
 pub struct Topic {
     pub name: String,
     /// Why a task of the topic is done, as it opens an intent ("for the summer
-    /// trip").
+    /// trip"); empty (left out) for a topic whose tasks have no one purpose.
+    #[serde(default)]
     pub purpose: String,
     pub words: Vec<String>,
     /// Whose business it is (a circle's name); a topic without one takes no

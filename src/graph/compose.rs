@@ -251,6 +251,7 @@ impl CompactTask {
             .single()
             .and_then(|t| catalog.topics.get(t))
             .map(|t| t.purpose.as_str())
+            .filter(|p| !p.is_empty())
     }
 
     /// Builds the full [`Task`]: node ids `n0..`, instantiated instructions, orders
