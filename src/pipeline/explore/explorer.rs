@@ -483,12 +483,26 @@ impl OfflineExplorer {
             // an output the application names itself (the board's 'board.md') is
             // then the one a fresh desktop gives, not 'board-2.md' after another
             // subtask's export (which a task without that subtask cannot make).
+            // What the set is to make does not hold yet: a chat message to Dave
+            // another subtask sends (a copied snippet) leaves this one's (a
+            // file) still to be sent.
+            let reads: BTreeSet<&str> = input_slots_files_first(plan)
+                .iter()
+                .filter_map(|s| match &s.role {
+                    SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => {
+                        Some(kind.as_str())
+                    }
+                    _ => None,
+                })
+                .collect();
             let needed: Vec<KnownResource> = known
                 .iter()
                 .filter(|k| {
                     k.parameter
                         .as_ref()
                         .is_some_and(|p| values.values().any(|v| v == p))
+                        && (reads.contains(k.kind.as_str())
+                            || !plan.produces.iter().any(|o| o == &k.kind))
                 })
                 .cloned()
                 .collect();
@@ -1098,9 +1112,11 @@ fn same_inputs(plan: &Plan, a: &ParameterSet, b: &ParameterSet) -> bool {
 /// (then fewest hand-offs behind them, then a hash of the name): whoever asks
 /// next is offered the same ones, so one file comes to be read by many
 /// applications and tasks fan out across them (a screenshot edited, put into a
-/// report and mailed). The rest come least read first, deeper first among
-/// those, so every made file gets a reader and chains grow; `used` (this
-/// request's own picks) spreads one application's subtasks over them.
+/// report and mailed). The rest come unread first, the deepest of those first
+/// (a PDF exported from a report a cropped screenshot went into is protected
+/// before a PDF printed from the desktop: chains of five and more grow), then
+/// the least read; `used` (this request's own picks) spreads one application's
+/// subtasks over them.
 fn hubs_and_rest(
     mut made: Vec<&KnownResource>,
     h: u64,
@@ -1113,9 +1129,10 @@ fn hubs_and_rest(
     rotate(&mut rest, h);
     rest.sort_by_key(|r| {
         (
+            r.readers.min(1),
+            std::cmp::Reverse(r.depth),
             r.readers,
             used.get(&name(r)).copied().unwrap_or(0),
-            std::cmp::Reverse(r.depth),
         )
     });
     (hubs, rest.into_iter().map(name).collect())
