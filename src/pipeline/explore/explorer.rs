@@ -364,8 +364,11 @@ impl OfflineExplorer {
                         // An archive of two files about one subject is named
                         // after the subject ('summer_trip.zip'), not after a
                         // change to the first file.
+                        // When that name is taken, it says what it holds
+                        // ('summer_trip_files.zip'), not that it was revised.
                         let subject = self.bundles(kind, plan, &values).unwrap_or_default();
-                        match output_path(kind, ext, &subject, in_dir.as_deref(), &[], &avoid) {
+                        let tags = ["files".to_string(), "bundle".to_string()];
+                        match output_path(kind, ext, &subject, in_dir.as_deref(), &tags, &avoid) {
                             Some(p) => p,
                             None => {
                                 spent = true;
@@ -1824,6 +1827,13 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
     )
 }
 
+/// The working days of December 2026 (Tuesday 1 to Thursday 31, weekends and
+/// Christmas Day left out) that dates are drawn from: a reader took a meeting
+/// in 'Room 2' on a Saturday for a made-up value.
+const WORKDAYS: &[u32] = &[
+    1, 2, 3, 4, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 21, 22, 23, 24, 28, 29, 30, 31,
+];
+
 /// The value of a field whose name says what it holds (a date, an amount, a
 /// name...); `None` for free text.
 fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<String> {
@@ -1831,7 +1841,8 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
     let f = field.to_ascii_lowercase();
     let pick = |xs: &[&str]| Some(xs[i % xs.len()].to_string());
     if f.contains("date") || f == "due" {
-        return Some(format!("2026-12-{:02}", 1 + (i % 97 * 7 + stem.len()) % 28));
+        let day = WORKDAYS[(i % 97 * 7 + stem.len()) % WORKDAYS.len()];
+        return Some(format!("2026-12-{day:02}"));
     }
     if f.contains("time") && !f.contains("title") {
         return pick(&["09:30", "14:00", "16:45", "11:15"]);

@@ -143,14 +143,9 @@ pub fn summarize(
             Some((chained, body)) => {
                 // With a purpose, the request opens with it ("For the summer
                 // trip, take a screenshot ..."); the intent, which names every
-                // result again, stays in its own field. Without one, the intent
-                // is the first sentence.
-                if purpose.is_none() {
-                    high = natural_goal(&task.task_intent);
-                    if !high.is_empty() {
-                        high.push(' ');
-                    }
-                }
+                // result again, stays in its own field. Without one, the
+                // request is the work alone: readers took an opening "I need
+                // the chat message to 'Bob' sent, using ..." for a template.
                 high.push_str(&body);
                 order = chained;
             }
@@ -208,18 +203,6 @@ fn goal_sentence(intent: &str) -> String {
         String::new()
     } else {
         format!("{} {}.", super::grammar::GOAL, goal)
-    }
-}
-
-/// The goal as the instruction's first sentence: the intent as written (a
-/// sentence of its own), without grammar characters.
-fn natural_goal(intent: &str) -> String {
-    let goal = text::sanitize(intent);
-    let goal = goal.trim().trim_end_matches('.');
-    if goal.is_empty() {
-        String::new()
-    } else {
-        format!("{}.", text::capitalize(goal))
     }
 }
 
