@@ -143,7 +143,7 @@ fn chain_passes_on_attempt_one() {
     assert_eq!(v.attempts.len(), 1);
     assert_eq!(
         v.summary.task_instruction,
-        "File the April invoice. Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. Then, in To Do, add the to-do 'Pay April invoice' and attach the file '/home/user/Downloads/invoice_april.pdf' to it. Finally, create a calendar event 'Invoice payment' on 2026-06-10 at 18:00 for the to-do 'Pay April invoice'."
+        "Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. Then, in To Do, add the to-do 'Pay April invoice' and attach the file '/home/user/Downloads/invoice_april.pdf' to it. Finally, create a calendar event 'Invoice payment' on 2026-06-10 at 18:00 for the to-do 'Pay April invoice'."
     );
     assert_eq!(
         v.summary.low_level_instruction,
@@ -186,7 +186,7 @@ fn a_fork_and_join_is_worded_by_its_handoffs() {
     assert_eq!(v.summary.wording, Wording::Natural);
     assert_eq!(
         v.summary.task_instruction,
-        "Get the April invoice paid. Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. \
+        "Open the latest mail from accounting@example.com and save its PDF attachment as '/home/user/Downloads/invoice_april.pdf'. \
          Then, in To Do, add the to-do 'Pay April invoice' and attach the file '/home/user/Downloads/invoice_april.pdf' to it. \
          Also, open '/home/user/Downloads/invoice_april.pdf' in PDF Tool and print it to '/home/user/Documents/invoice_print.pdf'. \
          Now, in Mail, send the mail 'April invoice' to bob@example.com with '/home/user/Documents/invoice_print.pdf' attached, naming the to-do 'Pay April invoice'."
