@@ -368,15 +368,7 @@ impl Display {
         let mut classes = vec![w.class.clone()];
         let mut id = w.id;
         for _ in 0..4 {
-            let Ok(raw) = self.property(id, "WM_TRANSIENT_FOR") else {
-                break;
-            };
-            let Some(owner) = raw
-                .get(..4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map(u32::from_ne_bytes)
-                .filter(|&o| o != 0 && o != self.root && o != id)
-            else {
+            let Some(owner) = self.transient_for(id) else {
                 break;
             };
             let Ok(info) = self.info(owner) else { break };
@@ -388,13 +380,16 @@ impl Display {
 
     /// Whether `w` is a dialog: transient for another window (`WM_TRANSIENT_FOR`).
     pub fn is_transient(&self, w: &WindowInfo) -> bool {
-        self.property(w.id, "WM_TRANSIENT_FOR")
-            .ok()
-            .and_then(|raw| {
-                raw.get(..4)
-                    .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-            })
-            .is_some_and(|o| o != 0 && o != self.root && o != w.id)
+        self.transient_for(w.id).is_some()
+    }
+
+    /// The window `id` is transient for (`WM_TRANSIENT_FOR`), if any other.
+    fn transient_for(&self, id: Window) -> Option<Window> {
+        let raw = self.property(id, "WM_TRANSIENT_FOR").ok()?;
+        raw.get(..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_ne_bytes)
+            .filter(|&o| o != 0 && o != self.root && o != id)
     }
 
     /// The top-level windows, in the window manager's order (oldest first).

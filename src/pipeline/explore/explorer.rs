@@ -2031,6 +2031,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dates_fall_on_working_days() {
+        let topics = Topics::default();
+        for i in 0..300 {
+            for stem in ["a", "summer_trip", "weekly_review_notes"] {
+                let d = specific_text("event_date", stem, i, &topics).unwrap();
+                let day: u32 = d.strip_prefix("2026-12-").unwrap().parse().unwrap();
+                // 1 December 2026 is a Tuesday: day % 7 is 5 on Saturdays, 6 on Sundays.
+                assert!(!matches!(day % 7, 5 | 6) && day != 25, "{d}");
+            }
+        }
+    }
+
+    #[test]
     fn a_made_file_is_named_after_the_desktop_file_it_goes_back_to() {
         let docs = "/home/user/Documents".to_string();
         let originals: BTreeSet<(String, String)> = [

@@ -808,6 +808,19 @@ pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String>
 mod tests {
     use super::*;
 
+    #[test]
+    fn writers_of_documents_are_explored_before_the_pdf_tool() {
+        let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let desktop = SimDesktop::load(ws).unwrap();
+        let catalog = Catalog::load(ws).unwrap();
+        let order = exploration_order(&desktop, &catalog);
+        let at = |app: &str| order.iter().position(|a| a == app).unwrap();
+        // What Writer and Sheets export is signed, protected and merged.
+        assert!(at("Writer") < at("PDF Tool"), "{order:?}");
+        assert!(at("Sheets") < at("PDF Tool"), "{order:?}");
+        assert!(at("PDF Tool") < at("Mail"), "{order:?}");
+    }
+
     fn subtask(id: &str, app: &str) -> Subtask {
         Subtask {
             id: SubtaskId(id.into()),
