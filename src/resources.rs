@@ -105,6 +105,12 @@ pub struct KindSpec {
     /// ([`crate::graph::PointlessKind::FiledTwice`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tracker: bool,
+    /// A message that passes a file on (a mail, a chat message): like a
+    /// tracker, a person sends one file one way, so a task that mails a report
+    /// and posts it in the chat besides, or files it and sends it, is padding
+    /// ([`crate::graph::PointlessKind::FiledTwice`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sends: bool,
     /// What a file of this kind becomes inside a document it is inserted into,
     /// when that is not text: a document property ("picture"). The document's
     /// kinds keep it or not (`keeps_props`), and a copy of the document's text
@@ -116,6 +122,12 @@ pub struct KindSpec {
 impl KindSpec {
     pub fn is_path(&self) -> bool {
         self.directory || !self.file_kinds.is_empty()
+    }
+
+    /// Does a record of this kind take a file somewhere for good: a tracker
+    /// record filing it or a message sending it? One file goes one such way.
+    pub fn delivers(&self) -> bool {
+        self.tracker || self.sends
     }
 
     /// The resource named for a reader: the kind's `phrase` with `parameter` quoted

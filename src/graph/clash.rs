@@ -220,6 +220,7 @@ mod tests {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                sends: false,
                 inserted_as: None,
             },
         );

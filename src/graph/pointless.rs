@@ -47,10 +47,10 @@
 //!   already set on the file it came from (rotated in Image Editor, then
 //!   rotated again in Photos).
 //! - a **file filed twice** ([`PointlessKind::FiledTwice`]): one file attached
-//!   to two records that keep track of work (`tracker` kinds in
-//!   `resources.toml`: a to-do, a note and a card for one report), or
-//!   something made from it in one of them (a card with the report and a
-//!   to-do with the report's text).
+//!   to two records that keep track of work or pass it on (`tracker` and
+//!   `sends` kinds in `resources.toml`: a to-do, a note and a mail for one
+//!   report), or something made from it in one of them (a card with the
+//!   report and a chat message with the report's text).
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
@@ -131,10 +131,12 @@ pub enum PointlessKind {
     /// makes a file of another kind of it (a PDF printed from the source, a
     /// .txt) (`b == a`).
     MarkupAsProse,
-    /// Nodes `a` and `b` each file the same file in a record that keeps track
-    /// of work (a `tracker` kind: a to-do, a note, a calendar event), or
-    /// something made from it (its text copied into the to-do): a person
-    /// files a report once, not in a to-do, a note and a card.
+    /// Nodes `a` and `b` each file or send the same file: a record that keeps
+    /// track of work (a `tracker` kind: a to-do, a note, a calendar event) or a
+    /// message that passes it on (a `sends` kind: a mail, a chat message), of
+    /// the file or of something made from it (its text copied into the to-do):
+    /// a person files or sends a report once, not in a to-do, a mail and the
+    /// chat.
     FiledTwice,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
     /// node uses, while node `b` uses the original: the to-do gets the
@@ -269,18 +271,23 @@ fn repeats(
     same_way && made[a].iter().any(|p| made[b].contains(p))
 }
 
-/// Do nodes `a` and `b` (positions in `nodes`) each make a tracker record (a
-/// to-do, a note, an event) about the same file: each files it, or something
+/// Do nodes `a` and `b` (positions in `nodes`) each make a record that files
+/// or sends (a to-do, a note, an event, a mail, a chat message) the same file: each files it, or something
 /// made from it among `nodes` (a card holding the invoice's Word copy and a
 /// to-do holding that copy's text)? See [`PointlessKind::FiledTwice`]. A
 /// record made from another record (a card with a note's text) is follow-up
 /// work on that record, and files made from a record (a recipe's printout and
 /// its shopping list) are different things, not one file filed again.
 fn files_twice(pool: &Pool<'_>, nodes: &[usize], a: usize, b: usize) -> bool {
+    // An archive counts too: a file packed with others and sent besides
+    // goes two ways (the archive is what is sent).
     let tracks = |x: usize| {
         pool.slim[x].outputs.iter().any(|&r| {
             let kind = &pool.resource(r as usize).kind;
-            pool.catalog().kinds.get(kind).is_some_and(|k| k.tracker)
+            pool.catalog()
+                .kinds
+                .get(kind)
+                .is_some_and(|k| k.delivers() || k.wraps)
         })
     };
     if !tracks(nodes[a]) || !tracks(nodes[b]) {
@@ -1126,13 +1133,17 @@ mod tests {
     }
 
     #[test]
-    fn one_file_is_filed_in_one_tracker() {
+    fn one_file_is_filed_or_sent_once() {
         let mut cat = office_catalog();
         let mut todo = cat.kinds["img"].clone();
         todo.file_kinds = vec![];
         todo.tracker = true;
         cat.kinds.insert("todo".into(), todo.clone());
-        cat.kinds.insert("note".into(), todo);
+        cat.kinds.insert("note".into(), todo.clone());
+        let mut sent = todo;
+        sent.tracker = false;
+        sent.sends = true;
+        cat.kinds.insert("sent".into(), sent);
         let docx = "/home/user/Documents/a.docx";
         let other = "/home/user/Documents/b.docx";
         let subs = vec![
@@ -1159,6 +1170,13 @@ mod tests {
                 &["doc"],
                 &["img"],
                 &[&[("doc", docx), ("img", "sent")]],
+            ),
+            subtask(
+                "chat",
+                "Chat",
+                &["doc"],
+                &["sent"],
+                &[&[("doc", docx), ("sent", "Carol")]],
             ),
             subtask(
                 "as_text",
@@ -1194,7 +1212,12 @@ mod tests {
         );
         assert!(
             kinds(&[find("task", 0), find("mail", 0)]).is_empty(),
-            "filed and mailed"
+            "filed, and made into a picture"
+        );
+        assert_eq!(
+            kinds(&[find("task", 0), find("chat", 0)]),
+            vec![(0, 1, PointlessKind::FiledTwice)],
+            "a.docx in a to-do and sent in the chat"
         );
         // The to-do holds a.docx, the note what was made from it.
         let made_from = kinds(&[find("task", 0), find("as_text", 0), find("note_text", 0)]);

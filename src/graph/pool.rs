@@ -801,6 +801,7 @@ pub(crate) mod tests {
                     rendered_by: vec![],
                     print: false,
                     tracker: false,
+                    sends: false,
                     inserted_as: None,
                 },
             );

@@ -88,6 +88,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                sends: false,
                 inserted_as: None,
             },
         );

@@ -113,7 +113,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
                 format!("{a} reads a markup file's source as prose")
             }
             PointlessKind::FiledTwice => {
-                format!("{a} and {b} both file the same file in a to-do, note or event")
+                format!("{a} and {b} both file or send the same file (a to-do, note, event, mail or chat message)")
             }
             PointlessKind::UnusedEdit => {
                 format!("{a} saves a changed copy nothing uses while {b} uses the original")

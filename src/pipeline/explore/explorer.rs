@@ -128,6 +128,7 @@ impl OfflineExplorer {
         let mut cands: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let suits = self.suits(plan);
         let edited = edited_slots(plan);
+        let delivers = self.delivers(plan);
         for s in &plan.slots {
             let kind = match &s.role {
                 SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => kind,
@@ -194,7 +195,14 @@ impl OfflineExplorer {
                     from_tasks.push(r);
                 }
             }
-            let (hubs, made) = hubs_and_rest(from_tasks, h, used_inputs);
+            let (mut hubs, mut made) = hubs_and_rest(from_tasks, h, used_inputs);
+            // A plan that sends or files what it reads (a mail, a to-do)
+            // takes the last file of a chain, deepest first: a report is mailed
+            // once it is done, and a hub mailed, posted and filed besides
+            // would make tasks that spread one file for no reason.
+            if delivers {
+                made = deepest_first(hubs.drain(..).chain(made).collect(), known);
+            }
             // Initial inputs used less often first too: two subtasks of one
             // application on the same file are hard to tell apart.
             rotate(&mut initial, h >> 7);
@@ -213,6 +221,9 @@ impl OfflineExplorer {
                 list.extend(fi.next());
             }
             list.extend(hi);
+            if delivers {
+                list.extend(fi.by_ref());
+            }
             list.extend(ii);
             list.extend(fi);
             if list.is_empty() {
@@ -794,6 +805,21 @@ impl OfflineExplorer {
     /// topic), so that a subtask's parameter sets spread over the subjects on the
     /// desktop: every topic's tasks then find the subtask, and a task of one
     /// topic can grow wide and deep without mixing subjects.
+    /// Does `plan` only file or send (its outputs are records of `tracker` or
+    /// `sends` kinds: a mail, a chat message, a to-do), making no file?
+    fn delivers(&self, plan: &Plan) -> bool {
+        let files = plan
+            .slots
+            .iter()
+            .any(|s| matches!(s.role, SlotRole::OutputPath { .. }));
+        !files
+            && !plan.produces.is_empty()
+            && plan
+                .produces
+                .iter()
+                .all(|k| self.catalog.kinds.get(k).is_some_and(|k| k.delivers()))
+    }
+
     fn spread_topics(&self, candidates: Vec<String>) -> Vec<String> {
         let topics = &self.catalog.topics;
         let mut groups: Vec<(Option<usize>, Vec<String>)> = Vec::new();
@@ -1139,6 +1165,20 @@ fn hubs_and_rest(
         )
     });
     (hubs, rest.into_iter().map(name).collect())
+}
+
+/// `names` (made files) with the deepest first (most hand-offs behind them),
+/// then the least read, keeping the given order among equals.
+fn deepest_first(mut names: Vec<String>, known: &[KnownResource]) -> Vec<String> {
+    let of = |n: &String| {
+        known
+            .iter()
+            .filter(|r| r.parameter.as_ref() == Some(n))
+            .map(|r| (std::cmp::Reverse(r.depth), r.readers))
+            .min()
+    };
+    names.sort_by_cached_key(of);
+    names
 }
 
 fn rotate<T>(v: &mut [T], h: u64) {
