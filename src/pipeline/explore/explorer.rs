@@ -1661,7 +1661,6 @@ fn output_record(
             "Latest {w}",
             "Quick look at {w}",
             "{w} attached",
-            "Your copy of {w}",
         ],
         "expense_record" => &[
             "{w} costs",
@@ -1842,7 +1841,7 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
         ],
         // A caption names what the picture shows, whatever the season.
         "caption" => &["{w}", "{w}, 2026", "{w} (2026)"],
-        "title_text" => &["{w}", "{w}, December 2026", "{w} (2026)"],
+        "title_text" => &["{w}", "{w}, 2026", "{w} (2026)"],
         "comment" => &[
             "Please check this page",
             "Looks good to me",
@@ -1867,12 +1866,11 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
     )
 }
 
-/// The working days of December 2026 (Tuesday 1 to Thursday 31, weekends and
-/// Christmas Day left out) that dates are drawn from: a reader took a meeting
-/// in 'Room 2' on a Saturday for a made-up value.
-const WORKDAYS: &[u32] = &[
-    1, 2, 3, 4, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 21, 22, 23, 24, 28, 29, 30, 31,
-];
+/// The working days of December 2026 before the holidays (Tuesday 1 to
+/// Wednesday 23, weekends left out) that dates are drawn from: a reader took a
+/// meeting in 'Room 2' on a Saturday for a made-up value, and a check-in on New
+/// Year's Eve as no date anyone would pick.
+const WORKDAYS: &[u32] = &[1, 2, 3, 4, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 21, 22, 23];
 
 /// The value of a field whose name says what it holds (a date, an amount, a
 /// name...); `None` for free text.
@@ -1919,7 +1917,7 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
         ]);
     }
     if f.contains("location") {
-        return pick(&["Room 2", "Cafe Lisboa", "Online"]);
+        return pick(&["Room 2", "Cafe Lisboa", "Meeting room B"]);
     }
     // A person's or contact's name is words ("Home budget"), a file's name a
     // slug ("home_budget").
@@ -2047,7 +2045,7 @@ const DISHES: [(&str, &str); 6] = [
     ("Buckwheat pancakes", "buckwheat flour, eggs, milk"),
     ("Lentil salad", "green lentils, tomatoes, feta"),
     ("Savoury pancakes", "flour, eggs, spinach"),
-    ("Pancakes for two", "flour, eggs, milk"),
+    ("Oat pancakes", "oats, eggs, milk"),
 ];
 
 /// Stems for subtasks without an input.

@@ -222,7 +222,7 @@ fn natural_clause(instruction: &str) -> String {
     else {
         return clause.to_string();
     };
-    let phrases = picked_items(text::split_outside(rest, &[", then "]));
+    let phrases = sent_to(picked_items(text::split_outside(rest, &[", then "])));
     let mut out: Vec<String> = Vec::with_capacity(phrases.len());
     for (i, phrase) in phrases.iter().enumerate() {
         let phrase = phrase
@@ -243,6 +243,26 @@ fn natural_clause(instruction: &str) -> String {
         }
     }
     text::join_and(&out)
+}
+
+/// Opening a person in a list and then sending said as sending to the person:
+/// "open 'Dave' in People, then send the file 'a.pdf'" reads "send 'Dave' the
+/// file 'a.pdf'" (a reviewer read the first as the screen, not the request).
+fn sent_to(mut phrases: Vec<String>) -> Vec<String> {
+    let person = phrases.first().and_then(|p| {
+        let rest = p.strip_prefix("open '")?;
+        let (name, list) = rest.split_once("' in ")?;
+        let plain = |w: &str| !w.is_empty() && !w.contains(['\'', '/', '.', ',']);
+        (plain(name) && plain(list) && !list.contains(' ')).then(|| name.to_string())
+    });
+    let sends = phrases.get(1).and_then(|p| {
+        let rest = p.strip_prefix("send ")?;
+        (rest.starts_with("a ") || rest.starts_with("the ")).then(|| rest.to_string())
+    });
+    if let (Some(name), Some(what)) = (person, sends) {
+        phrases.splice(0..2, [format!("send '{name}' {what}")]);
+    }
+    phrases
 }
 
 /// Selecting an item and then acting on "it" said as acting on the item ("select
@@ -874,7 +894,13 @@ mod tests {
         );
         assert_eq!(
             natural_clause("In Chat, open 'Dave' in People, then send a chat message."),
-            "in Chat, open 'Dave' in People and send a chat message"
+            "in Chat, send 'Dave' a chat message"
+        );
+        assert_eq!(
+            natural_clause(
+                "In Chat, open 'Carol' in People, then send the file '/home/user/a.pdf'."
+            ),
+            "in Chat, send 'Carol' the file '/home/user/a.pdf'"
         );
         // Not the explorer's form: left as written.
         let own = "Open the recipe 'Soup' in Recipes and scale it to 4 servings.";
