@@ -27,6 +27,11 @@ const SETS_PER_SUBTASK: usize = 9;
 /// keep to one topic, so more sets give the composer joins within every topic.
 const SETS_PER_JOIN: usize = 9;
 
+/// Parameter sets tried for a subtask that only sends or files what it reads
+/// (a mail, a to-do): every chain of work may end in one, so it takes more of
+/// the files made.
+const SETS_PER_DELIVERY: usize = 24;
+
 /// The rule-based explorer.
 pub struct OfflineExplorer {
     desktop: SimDesktop,
@@ -235,7 +240,9 @@ impl OfflineExplorer {
         let mut local_taken = taken.clone();
         let mut attempt = 0;
         let inputs = cands.len() + usize::from(plan.pastes.is_some());
-        let wanted = if inputs >= 2 {
+        let wanted = if delivers {
+            SETS_PER_DELIVERY
+        } else if inputs >= 2 {
             SETS_PER_JOIN
         } else {
             SETS_PER_SUBTASK

@@ -533,26 +533,37 @@ fn shown_contents(
     shows
 }
 
-/// For every output of the stored subtasks, the number of subtasks in the longest
-/// chain that makes it (inputs that nobody makes count 0).
+/// For every output of the stored subtasks, the number of subtasks that change
+/// something in the longest chain that makes it (inputs that nobody makes count
+/// 0). A subtask that only opens and saves or exports (a document printed to
+/// PDF, a sheet saved as CSV) adds nothing unless it starts the chain: a file
+/// converted three times is no deeper work than the file, and a reader offered
+/// it first would end chains that a composed task never keeps.
 fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32> {
-    let instances: Vec<(Vec<Resource>, Vec<Resource>)> = stored
+    let instances: Vec<(Vec<Resource>, Vec<Resource>, u32)> = stored
         .iter()
         .flat_map(|s| {
-            (0..s.available_parameters.len()).filter_map(move |i| instantiate(catalog, s, i).ok())
+            let step = u32::from(!crate::graph::pool::changes_nothing(
+                &s.instruction_template,
+            ));
+            (0..s.available_parameters.len()).filter_map(move |i| {
+                let (ins, outs) = instantiate(catalog, s, i).ok()?;
+                Some((ins, outs, step))
+            })
         })
         .collect();
     let mut depth: BTreeMap<Resource, u32> = BTreeMap::new();
     // Longest paths by relaxation; bounded so a cycle cannot loop forever.
     for _ in 0..=instances.len().min(64) {
         let mut changed = false;
-        for (ins, outs) in &instances {
-            let d = 1 + ins
+        for (ins, outs, step) in &instances {
+            let behind = ins
                 .iter()
                 .filter(|r| r.parameter.is_some())
                 .map(|r| depth.get(r).copied().unwrap_or(0))
                 .max()
                 .unwrap_or(0);
+            let d = if behind == 0 { 1 } else { behind + step };
             for o in outs.iter().filter(|o| o.parameter.is_some()) {
                 let e = depth.entry(o.clone()).or_insert(0);
                 if d > *e {
