@@ -54,7 +54,8 @@
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
-//!   on the way.
+//!   on the way; or a print of a file (a PDF) that nothing uses while the
+//!   original is sent or filed as it was.
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
 //!   file's source (a web page's HTML, a table's CSV: `rendered_by` in `resources.toml`)
 //!   copied as text or made into another kind of file (a PDF printed from the
@@ -140,8 +141,10 @@ pub enum PointlessKind {
     FiledTwice,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
     /// node uses, while node `b` uses the original: the to-do gets the
-    /// un-centred document and the centred one is left behind. A node reading
-    /// the copy ties it up.
+    /// un-centred document and the centred one is left behind. Or node `a`
+    /// prints the file (a PDF) that nothing uses while node `b` only sends or
+    /// files the original (the recipe's raw .txt mailed, its PDF left
+    /// behind). A node reading the copy ties it up.
     UnusedEdit,
     /// Node `a` only converts a file to a format that is no print (a script
     /// saved as .txt, an invoice PDF made a Word document), and node `b` only
@@ -353,11 +356,27 @@ fn unused_edits(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec
                         .any(|&o| o != i && kind(o) == kind(i) && makes(pool, x, o))
             })
             .collect();
+        // A print left behind while the file it was made from is sent or filed
+        // as it was (a recipe printed to PDF, and the raw .txt mailed).
+        let printed: Vec<u32> = s
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&i| {
+                formatted_file(pool, i)
+                    && !is_print(pool, i)
+                    && s.outputs
+                        .iter()
+                        .any(|&o| is_print(pool, o) && makes(pool, x, o))
+            })
+            .collect();
         for (b, &y) in nodes.iter().enumerate() {
-            let reads_original = edited
-                .iter()
-                .any(|i| pool.slim[y].inputs.binary_search(i).is_ok());
-            if b != a && reads_original {
+            let reads = |files: &[u32]| {
+                files
+                    .iter()
+                    .any(|i| pool.slim[y].inputs.binary_search(i).is_ok())
+            };
+            if b != a && (reads(&edited) || (reads(&printed) && only_carries(pool, y))) {
                 found.push((a, b));
             }
         }
@@ -1299,7 +1318,12 @@ mod tests {
 
     #[test]
     fn an_edited_copy_is_used_when_others_use_the_original() {
-        let cat = office_catalog();
+        let mut cat = office_catalog();
+        let mut sent = cat.kinds["img"].clone();
+        sent.file_kinds = vec![];
+        sent.sends = true;
+        cat.kinds.insert("sent".into(), sent);
+        cat.kinds.get_mut("pdf").unwrap().print = true;
         let docx = "/home/user/Documents/a.docx";
         let centred = "/home/user/Documents/a_centered.docx";
         let subs = vec![
@@ -1327,6 +1351,13 @@ mod tests {
                 &["pdf"],
                 &[&[("doc", docx), ("pdf", "/home/user/Documents/a.pdf")]],
             ),
+            subtask(
+                "send",
+                "Chat",
+                &["doc"],
+                &["sent"],
+                &[&[("doc", docx), ("sent", "Carol")]],
+            ),
         ];
         let initial: BTreeSet<Resource> = [Resource::new("doc", Some(docx.into()))].into();
         let pool = Pool::new(&cat, &subs, &initial).unwrap();
@@ -1351,11 +1382,19 @@ mod tests {
             kinds(&[centre, mail_b, mail_a], &[true, false, false]).is_empty(),
             "the copy mailed too"
         );
+        assert_eq!(
+            kinds(&[find("print", 0), mail_a], &[false, false]),
+            vec![(0, 1, PointlessKind::UnusedEdit)],
+            "a PDF printed and left behind while the document itself is mailed"
+        );
         assert!(
-            kinds(&[find("print", 0), mail_a], &[false, false])
-                .iter()
-                .all(|f| f.2 != PointlessKind::UnusedEdit),
-            "a PDF printed beside the mailed document is another kind, no edited copy"
+            kinds(&[find("print", 0), mail_a], &[true, false]).is_empty(),
+            "the print used by a node after it"
+        );
+        assert_eq!(
+            kinds(&[find("print", 0), find("send", 0)], &[false, false]),
+            vec![(0, 1, PointlessKind::UnusedEdit)],
+            "a PDF printed and left behind while the document is sent in the chat"
         );
         assert!(
             kinds(&[centre], &[false]).is_empty(),

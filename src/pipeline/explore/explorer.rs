@@ -1769,6 +1769,10 @@ const PLAIN_TEXTS: &[&str] = &[
     "As discussed yesterday",
 ];
 
+/// Captions that suit any picture, for one whose usual caption (its subject)
+/// would repeat another value of the set.
+const CAPTIONS: &[&str] = &["Taken in 2026", "A day to remember", "Worth a second look"];
+
 /// Short labels for a tag field: none says the work is finished ('done' on a
 /// note about what is still to do contradicts it).
 const LABELS: &[&str] = &["to review", "important", "ideas", "later"];
@@ -1806,9 +1810,16 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
         if !clashes(current) {
             continue;
         }
-        // A label is replaced by a label, a sentence by a sentence ('Please see
-        // the attached file' is no tag).
-        let plain = if is_label(field) { LABELS } else { PLAIN_TEXTS };
+        // A label is replaced by a label, a caption by a caption, a sentence
+        // by a sentence ('Please see the attached file' is no tag, 'Ready to
+        // look over' no caption under a beach photo).
+        let plain = if is_label(field) {
+            LABELS
+        } else if field.eq_ignore_ascii_case("caption") {
+            CAPTIONS
+        } else {
+            PLAIN_TEXTS
+        };
         let replacement = (0..plain.len())
             .map(|k| plain[(i + k) % plain.len()])
             .find(|t| !clashes(t));
@@ -1962,8 +1973,14 @@ fn print_command(known: &[KnownResource], catalog: &Catalog, i: usize) -> String
     let mut files: Vec<&str> = known
         .iter()
         .filter(|k| k.source == "desktop")
-        // A calendar export's text is a machine format nobody reads pasted.
-        .filter(|k| !catalog.kinds.get(&k.kind).is_some_and(|s| s.machine_text))
+        // A calendar export's text is a machine format nobody reads pasted,
+        // and a web page's source is markup, not text to pass on.
+        .filter(|k| {
+            !catalog
+                .kinds
+                .get(&k.kind)
+                .is_some_and(|s| s.machine_text || !s.rendered_by.is_empty())
+        })
         .filter_map(|k| k.parameter.as_deref())
         .filter(|p| {
             p.starts_with(vfs::HOME)
