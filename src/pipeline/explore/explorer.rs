@@ -30,7 +30,7 @@ const SETS_PER_JOIN: usize = 9;
 /// Parameter sets tried for a subtask that only sends or files what it reads
 /// (a mail, a to-do): every chain of work may end in one, so it takes more of
 /// the files made.
-const SETS_PER_DELIVERY: usize = 24;
+const SETS_PER_DELIVERY: usize = 12;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
