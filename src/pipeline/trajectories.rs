@@ -459,7 +459,15 @@ pub fn reveal_step(
     app: &str,
 ) -> Option<TrajectoryAction> {
     let action = first.to_action();
-    if desk.live().resolve(&action).is_some() {
+    // A click on the application's own name starts it from its desktop icon;
+    // while it is not open, a control of that name in another window (the
+    // Slides button "Notes" that adds speaker notes) is not the icon.
+    let state = desk.state();
+    let launches = first.control_text == app && !state.windows.iter().any(|w| w.app == app);
+    if launches && state.active.is_none() {
+        return None;
+    }
+    if !launches && desk.live().resolve(&action).is_some() {
         return None;
     }
     let start = desk.observe().controls.into_iter().find(|c| {
@@ -604,6 +612,7 @@ fn closing_steps(desk: &mut SimDesktop, app: &str) -> Vec<TrajectoryAction> {
 /// The wheel turns that bring the control `next` clicks into view when earlier
 /// nodes made a list longer than when the subtask was verified (more files in a
 /// folder): each visible list in turn is scrolled down until the control shows,
+/// then up (a list scrolled down to pick one file may hide the next one above),
 /// performed on `desk` as they are returned. None when the control is visible or no
 /// scrolling reveals it (the replay then reports the node).
 fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<TrajectoryAction> {
@@ -620,15 +629,16 @@ fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<Trajec
         .filter(|c| c.control_type == "List")
         .collect();
     let before = desk.clone();
-    for list in lists {
+    for (list, wheel) in lists.iter().flat_map(|l| [(l, 1), (l, -1)]) {
         let mut steps = Vec::new();
+        let way = if wheel > 0 { "down" } else { "up" };
         for _ in 0..MAX_TURNS {
             let turn = TrajectoryAction {
-                call: ActionCall::WheelMouseInput { wheel_dist: 1 },
+                call: ActionCall::WheelMouseInput { wheel_dist: wheel },
                 rect: list.rect,
-                description: format!("Scroll down '{}'", list.control_text),
+                description: format!("Scroll {way} '{}'", list.control_text),
                 thought: format!(
-                    "'{}' is not visible yet; scroll the list down to find it.",
+                    "'{}' is not visible yet; scroll the list {way} to find it.",
                     next.control_text
                 ),
                 control_text: list.control_text.clone(),
@@ -965,4 +975,41 @@ fn write_jsonl<'t>(
         Ok(())
     })
     .map_err(werr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ActionCall;
+
+    fn click(text: &str) -> TrajectoryAction {
+        TrajectoryAction {
+            call: ActionCall::ClickInput {
+                button: "left".into(),
+                double: false,
+            },
+            rect: [0; 4],
+            description: String::new(),
+            thought: String::new(),
+            effect: String::new(),
+            control_text: text.into(),
+            control_label: None,
+        }
+    }
+
+    #[test]
+    fn an_application_is_started_from_its_icon_not_from_a_button_of_its_name() {
+        let mut desk = SimDesktop::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        desk.reset(&Setup::default()).unwrap();
+        desk.launch("Slides").unwrap();
+        assert!(
+            shows(&desk, "Notes"),
+            "Slides shows its speaker-notes button"
+        );
+        let step = reveal_step(&desk, &click("Notes"), "Notes")
+            .expect("the desktop is shown first to reach the Notes icon");
+        assert_eq!(Some(step.control_text), show_desktop_text(&desk));
+        // A control of another name that the window shows needs no step.
+        assert!(reveal_step(&desk, &click("Two Columns"), "Slides").is_none());
+    }
 }
