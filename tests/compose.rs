@@ -31,9 +31,10 @@ fn tasks(ws: &Workspace) -> Vec<Value> {
 #[test]
 fn composed_tasks_carry_the_documented_fields() {
     let ws = workspace_with_pool();
-    ws.ok(&["--quiet", "compose", "--count", "40", "--profile", "free"]);
+    // One file is filed or sent once: this small pool holds 39 distinct tasks.
+    ws.ok(&["--quiet", "compose", "--count", "36", "--profile", "free"]);
     let tasks = tasks(&ws);
-    assert_eq!(tasks.len(), 40);
+    assert_eq!(tasks.len(), 36);
     for t in &tasks {
         for field in [
             "task_id",

@@ -412,6 +412,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                sends: false,
                 inserted_as: None,
             },
         );

@@ -74,7 +74,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph::pool::Pool;
+use crate::graph::pool::{Pool, Slim};
 use crate::model::Task;
 
 /// What makes a node (or a pair) pointless.
@@ -260,7 +260,10 @@ fn products<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<(u32, &'p str)> {
 /// the same way? Two applications doing it (a zip in Files and one in Archiver,
 /// a PDF from Writer and one from Text Editor) repeat each other; one
 /// application doing it with different changes (a blurred copy and a grey one
-/// from Image Editor) makes two different things.
+/// from Image Editor) makes two different things. Nor do two nodes that each
+/// put one picture into a different document (the report and the deck, each
+/// exported as PDF): a node of several files makes something of all of them,
+/// so it repeats another only on the same files.
 fn repeats(
     pool: &Pool<'_>,
     made: &[Vec<(u32, &str)>],
@@ -271,7 +274,16 @@ fn repeats(
 ) -> bool {
     let (sa, sb) = (&pool.slim[xa], &pool.slim[xb]);
     let same_way = sa.app != sb.app || sa.changes == sb.changes;
-    same_way && made[a].iter().any(|p| made[b].contains(p))
+    let files = |x: &Slim| -> Vec<u32> {
+        x.inputs
+            .iter()
+            .copied()
+            .filter(|&i| is_path(pool, i))
+            .collect()
+    };
+    let (fa, fb) = (files(sa), files(sb));
+    let same_files = (fa.len() < 2 && fb.len() < 2) || fa == fb;
+    same_way && same_files && made[a].iter().any(|p| made[b].contains(p))
 }
 
 /// Do nodes `a` and `b` (positions in `nodes`) each make a record that files
@@ -1149,6 +1161,74 @@ mod tests {
             cat.kinds.insert(ext.into(), k);
         }
         cat
+    }
+
+    #[test]
+    fn one_picture_in_two_documents_is_no_repeat() {
+        let mut cat = office_catalog();
+        let mut png = cat.kinds["doc"].clone();
+        png.file_kinds = vec!["png".into()];
+        cat.kinds.insert("png".into(), png);
+        let pic = "/home/user/Pictures/p.png";
+        let subs = vec![
+            subtask(
+                "report",
+                "Writer",
+                &["doc", "png"],
+                &["pdf"],
+                &[&[
+                    ("doc", "/home/user/Documents/r.docx"),
+                    ("png", pic),
+                    ("pdf", "/home/user/Documents/r.pdf"),
+                ]],
+            ),
+            subtask(
+                "notes",
+                "Text Editor",
+                &["txt", "png"],
+                &["pdf"],
+                &[&[
+                    ("txt", "/home/user/Documents/n.txt"),
+                    ("png", pic),
+                    ("pdf", "/home/user/Documents/n.pdf"),
+                ]],
+            ),
+            subtask(
+                "print",
+                "Photos",
+                &["png"],
+                &["pdf"],
+                &[&[("png", pic), ("pdf", "/home/user/Documents/p.pdf")]],
+            ),
+            subtask(
+                "print_again",
+                "Image Editor",
+                &["png"],
+                &["pdf"],
+                &[&[("png", pic), ("pdf", "/home/user/Documents/p2.pdf")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some("/home/user/Documents/r.docx".into())),
+            Resource::new("txt", Some("/home/user/Documents/n.txt".into())),
+            Resource::new("png", Some(pic.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let repeated = |nodes: &[usize]| {
+            findings(&pool, nodes)
+                .iter()
+                .any(|f| f.2 == PointlessKind::RepeatedProduct)
+        };
+        assert!(
+            !repeated(&[find("report"), find("notes")]),
+            "the picture put into the report and into the notes"
+        );
+        assert!(
+            repeated(&[find("print"), find("print_again")]),
+            "the picture printed to PDF twice"
+        );
     }
 
     #[test]

@@ -807,11 +807,6 @@ impl OfflineExplorer {
             .count()
     }
 
-    /// `candidates` in rounds over their topics (the order within a topic kept,
-    /// topics in order of first appearance, values of no topic as one more
-    /// topic), so that a subtask's parameter sets spread over the subjects on the
-    /// desktop: every topic's tasks then find the subtask, and a task of one
-    /// topic can grow wide and deep without mixing subjects.
     /// Does `plan` only file or send (its outputs are records of `tracker` or
     /// `sends` kinds: a mail, a chat message, a to-do), making no file?
     fn delivers(&self, plan: &Plan) -> bool {
@@ -827,6 +822,11 @@ impl OfflineExplorer {
                 .all(|k| self.catalog.kinds.get(k).is_some_and(|k| k.delivers()))
     }
 
+    /// `candidates` in rounds over their topics (the order within a topic kept,
+    /// topics in order of first appearance, values of no topic as one more
+    /// topic), so that a subtask's parameter sets spread over the subjects on the
+    /// desktop: every topic's tasks then find the subtask, and a task of one
+    /// topic can grow wide and deep without mixing subjects.
     fn spread_topics(&self, candidates: Vec<String>) -> Vec<String> {
         let topics = &self.catalog.topics;
         let mut groups: Vec<(Option<usize>, Vec<String>)> = Vec::new();
