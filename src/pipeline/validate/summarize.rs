@@ -260,6 +260,12 @@ fn sent_to(mut phrases: Vec<String>) -> Vec<String> {
         (rest.starts_with("a ") || rest.starts_with("the ")).then(|| rest.to_string())
     });
     if let (Some(name), Some(what)) = (person, sends) {
+        // "a chat message saying the copied text" is the screen's wording:
+        // what is sent is the copied text.
+        let what = what
+            .strip_prefix("a chat message saying ")
+            .filter(|w| w.starts_with("the copied "))
+            .map_or(what.clone(), |w| format!("{w} in a message"));
         phrases.splice(0..2, [format!("send '{name}' {what}")]);
     }
     phrases
@@ -901,6 +907,12 @@ mod tests {
                 "In Chat, open 'Carol' in People, then send the file '/home/user/a.pdf'."
             ),
             "in Chat, send 'Carol' the file '/home/user/a.pdf'"
+        );
+        assert_eq!(
+            natural_clause(
+                "In Chat, open 'Alice' in People, then send a chat message saying the copied number."
+            ),
+            "in Chat, send 'Alice' the copied number in a message"
         );
         // Not the explorer's form: left as written.
         let own = "Open the recipe 'Soup' in Recipes and scale it to 4 servings.";
