@@ -252,6 +252,23 @@ pub struct TrajectoryAction {
 }
 
 impl TrajectoryAction {
+    /// A left click (a double click when `double`) on the control `text`, with
+    /// no position, observation or thought: a step written by hand.
+    pub fn click(text: &str, double: bool) -> TrajectoryAction {
+        TrajectoryAction {
+            call: ActionCall::ClickInput {
+                button: "left".into(),
+                double,
+            },
+            rect: [0; 4],
+            description: String::new(),
+            thought: String::new(),
+            effect: String::new(),
+            control_text: text.into(),
+            control_label: None,
+        }
+    }
+
     /// The action to replay this step in an environment.
     pub fn to_action(&self) -> Action {
         Action {

@@ -20,28 +20,11 @@ use synth::model::{
 use synth::store::{Store, TaskStatus, TrajectoryStatus};
 
 fn click(text: &str) -> TrajectoryAction {
-    TrajectoryAction {
-        call: ActionCall::ClickInput {
-            button: "left".into(),
-            double: false,
-        },
-        rect: [0; 4],
-        description: String::new(),
-        thought: String::new(),
-        effect: String::new(),
-        control_text: text.into(),
-        control_label: None,
-    }
+    TrajectoryAction::click(text, false)
 }
 
 fn dclick(text: &str) -> TrajectoryAction {
-    TrajectoryAction {
-        call: ActionCall::ClickInput {
-            button: "left".into(),
-            double: true,
-        },
-        ..click(text)
-    }
+    TrajectoryAction::click(text, true)
 }
 
 fn keys(control: &str, keys: &str) -> TrajectoryAction {

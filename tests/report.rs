@@ -21,18 +21,7 @@ use synth::model::{ActionCall, Task, TaskId, TaskTrajectory, TrajectoryAction};
 use synth::store::Store;
 
 fn click(text: &str, double: bool) -> TrajectoryAction {
-    TrajectoryAction {
-        call: ActionCall::ClickInput {
-            button: "left".into(),
-            double,
-        },
-        rect: [0; 4],
-        description: String::new(),
-        thought: String::new(),
-        effect: String::new(),
-        control_text: text.into(),
-        control_label: None,
-    }
+    TrajectoryAction::click(text, double)
 }
 
 /// Stores a task trajectory for each of the first two tasks: open the first

@@ -980,21 +980,9 @@ fn write_jsonl<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ActionCall;
 
     fn click(text: &str) -> TrajectoryAction {
-        TrajectoryAction {
-            call: ActionCall::ClickInput {
-                button: "left".into(),
-                double: false,
-            },
-            rect: [0; 4],
-            description: String::new(),
-            thought: String::new(),
-            effect: String::new(),
-            control_text: text.into(),
-            control_label: None,
-        }
+        TrajectoryAction::click(text, false)
     }
 
     #[test]

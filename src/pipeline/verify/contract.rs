@@ -327,18 +327,7 @@ mod tests {
         );
         let inst = Instance::new(&cat, &s, 0).unwrap();
         let start = start_state(&desk, &inst).unwrap();
-        let click = |text: &str| TrajectoryAction {
-            call: crate::model::ActionCall::ClickInput {
-                button: "left".into(),
-                double: false,
-            },
-            rect: [0; 4],
-            description: String::new(),
-            thought: String::new(),
-            effect: String::new(),
-            control_text: text.into(),
-            control_label: None,
-        };
+        let click = |text: &str| TrajectoryAction::click(text, false);
         let actions = [click("Start"), click("Writer"), click("No such control")];
         let sim = replay(&start, &actions);
         let mut generic: Box<dyn Environment> = Box::new(start.clone());
