@@ -145,6 +145,9 @@ pub struct Node {
     /// Index of the parent node in the list (None for the top).
     pub parent: Option<usize>,
     pub focused: bool,
+    /// A window the window manager has made the active one (AT-SPI's Active
+    /// state): of two windows with one title, the one in front.
+    pub active: bool,
     /// The text it shows, for text-like objects whose name is empty (a
     /// calculator's display, a label); at most 200 characters.
     pub text: String,
@@ -190,10 +193,12 @@ pub const WINDOW_ROLES: &[&str] = &["frame", "dialog", "file chooser", "alert", 
 /// the nodes inside the window of that title (a dialog hides the main window's
 /// controls), when there is one.
 pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Vec<ControlInfo> {
+    // Of several windows with the title (two instances of one program), the
+    // active one.
     let top = window.and_then(|title| {
-        nodes
-            .iter()
-            .position(|n| WINDOW_ROLES.contains(&n.role.as_str()) && n.name == title)
+        let titled = |n: &&Node| WINDOW_ROLES.contains(&n.role.as_str()) && n.name == title;
+        let active = nodes.iter().position(|n| titled(&n) && n.active);
+        active.or_else(|| nodes.iter().position(|n| titled(&n)))
     });
     let inside = |mut i: usize| -> bool {
         let Some(top) = top else {
@@ -417,8 +422,36 @@ mod tests {
             rect: [10, 10, 200, 200],
             parent,
             focused,
+            active: false,
             text: text.into(),
         }
+    }
+
+    #[test]
+    fn of_two_windows_with_one_title_the_active_one_is_read() {
+        // A program started twice: two frames named alike, the second in front.
+        let frame = |active: bool| Node {
+            name: "galculator".into(),
+            active,
+            ..node("frame", "", None, false)
+        };
+        let nodes = vec![
+            frame(false),
+            node("push button", "Old", Some(0), false),
+            frame(true),
+            node("push button", "New", Some(2), false),
+        ];
+        let texts = |nodes: &[Node]| -> Vec<String> {
+            controls_in(nodes, Some("galculator"), (800, 600))
+                .into_iter()
+                .map(|c| c.control_text)
+                .collect()
+        };
+        assert_eq!(texts(&nodes), ["New"]);
+        // With no active frame, the first is read, as before.
+        let mut none = nodes.clone();
+        none[2].active = false;
+        assert_eq!(texts(&none), ["Old"]);
     }
 
     #[test]

@@ -297,6 +297,7 @@ fn collect(el: &Element, parent: Option<usize>, t: &mut AppTree) {
         rect,
         parent,
         focused: el.state("focused"),
+        active: el.state("active"),
         text: el.text.trim().chars().take(200).collect(),
     });
     for child in &el.children {

@@ -75,8 +75,8 @@ impl A11y {
         }
     }
 
-    /// The showing nodes of the application named `app` on the bus (empty when it
-    /// is not registered).
+    /// The showing nodes of every application named `app` on the bus (empty when
+    /// none is registered).
     ///
     /// # Errors
     /// When the bus fails.
@@ -131,8 +131,9 @@ async fn connect(bus: Option<&str>) -> Result<atspi::AccessibilityConnection, St
         .map_err(|e| e.to_string())
 }
 
-/// Reads `app`'s showing nodes, depth first; with `app == ""` lists the registered
-/// applications (one parentless node each, no children).
+/// Reads the showing nodes of every application registered as `app`, depth
+/// first; with `app == ""` lists the registered applications (one parentless
+/// node each, no children).
 async fn read_app(conn: &atspi::AccessibilityConnection, app: &str) -> Result<Vec<Node>, String> {
     let root = conn
         .root_accessible_on_registry()
@@ -151,13 +152,16 @@ async fn read_app(conn: &atspi::AccessibilityConnection, app: &str) -> Result<Ve
                 rect: [0; 4],
                 parent: None,
                 focused: false,
+                active: false,
                 text: String::new(),
             });
             continue;
         }
+        // Every instance: a program started twice (Geany when it cannot reach
+        // its first instance) registers twice under one name, and the window
+        // in front may be the second one's.
         if name == app {
             walk(conn, &proxy, None, &mut out).await;
-            break;
         }
     }
     Ok(out)
@@ -213,6 +217,7 @@ async fn walk<'c>(
             rect,
             parent,
             focused: state.contains(State::Focused),
+            active: state.contains(State::Active),
             text,
         });
         // A node that manages its descendants (a spreadsheet's grid of a

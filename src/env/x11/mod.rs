@@ -873,6 +873,7 @@ mod tests {
             rect,
             parent,
             focused: false,
+            active: false,
             text: String::new(),
         };
         let nodes = vec![
