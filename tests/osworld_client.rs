@@ -577,6 +577,13 @@ fn reset_closes_applications_removes_new_files_and_restores_the_initial_ones() {
     // The initial files of the real desktops are there.
     let initial = server.vm.lock().unwrap().files.len();
     assert!(initial > 10, "{initial} files");
+    // The local desktop's program settings (LibreOffice's, under .config) stay
+    // local: the VM keeps its own.
+    let hidden: Vec<String> = (server.vm.lock().unwrap().files.keys())
+        .filter(|p| p.contains("/."))
+        .cloned()
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
     desk.step(&act(
         ActionCall::ClickInput {
             button: "left".into(),

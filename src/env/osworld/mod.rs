@@ -197,7 +197,9 @@ impl OsworldDesktop {
     }
 
     /// The initial files: the fixture folders' files as task paths, later
-    /// folders overriding earlier ones.
+    /// folders overriding earlier ones. Hidden ones (the local desktop's
+    /// program settings, as LibreOffice's) are not uploaded: the VM keeps its
+    /// own.
     fn initial_files(&self) -> Result<Vec<(String, Vec<u8>)>, EnvError> {
         let mut files = std::collections::BTreeMap::new();
         for dir in &self.fixtures {
@@ -207,6 +209,9 @@ impl OsworldDesktop {
                     .unwrap_or(&p)
                     .to_string_lossy()
                     .to_string();
+                if rel.split('/').any(|part| part.starts_with('.')) {
+                    continue;
+                }
                 let bytes = std::fs::read(&p).map_err(|source| EnvError::Io {
                     path: p.clone(),
                     source,

@@ -83,6 +83,10 @@ pub struct X11Desktop {
     /// desktop's own (real PDFs, workbooks and images under the same names).
     fixtures: [PathBuf; 2],
     launched: Vec<(String, Child)>,
+    /// The window that was in front when the launcher was opened: after Enter
+    /// in the launcher, the application it starts is in front once another
+    /// window is (the launcher closes at once and hands the front back to it).
+    behind_launcher: Option<u32>,
     events: Vec<Event>,
     /// The last observation (what actions are resolved against).
     last: Mutex<Option<Observation>>,
@@ -129,6 +133,7 @@ impl X11Desktop {
             catalog,
             fixtures: super::real::fixture_dirs(workspace),
             launched: Vec::new(),
+            behind_launcher: None,
             events: Vec::new(),
             last: Mutex::new(None),
         })
@@ -468,9 +473,12 @@ impl X11Desktop {
     /// Waits for what the launcher does, which takes longer than a redraw (its
     /// first start in a fresh home builds caches; an application it starts may
     /// take seconds): after [`LAUNCHER_KEYS`], until the launcher is in front (at
-    /// most 30 s); after Enter in the launcher, until another application's
-    /// window is in front with its controls readable (at most 90 s). A wait that
-    /// runs out is left to the next step to notice.
+    /// most 30 s); after Enter in the launcher, until an application's window
+    /// other than the one the launcher was opened over is in front with its
+    /// controls readable (at most the catalogue's longest `start_secs`, and 90
+    /// s). A wait that runs out is left to the next step to notice; so is an
+    /// application that answers by raising the very window the launcher was
+    /// opened over (the wait then runs its course).
     fn await_launcher(&self, action: &Action, from_launcher: bool) {
         let ActionCall::KeyboardInput { keys } = &action.call else {
             return;
@@ -478,10 +486,14 @@ impl X11Desktop {
         if keys == LAUNCHER_KEYS {
             session::wait_for(Duration::from_secs(30), || self.launcher_in_front());
         } else if from_launcher && keys.to_uppercase().contains("{ENTER}") {
-            session::wait_for(Duration::from_secs(90), || {
-                self.front().is_ok_and(|(app, _, controls)| {
-                    app.is_some_and(|a| !a.launcher) && !controls.is_empty()
-                })
+            let limit = self.apps.iter().map(|a| a.start_secs).max().unwrap_or(0);
+            session::wait_for(Duration::from_secs(limit.max(90)), || {
+                let moved = self.display.active_window().ok().flatten().map(|w| w.id)
+                    != self.behind_launcher;
+                moved
+                    && self.front().is_ok_and(|(app, _, controls)| {
+                        app.is_some_and(|a| !a.launcher) && !controls.is_empty()
+                    })
             });
         }
     }
@@ -697,6 +709,11 @@ impl Environment for X11Desktop {
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let from_launcher = self.launcher_in_front();
+        if !from_launcher
+            && matches!(&action.call, ActionCall::KeyboardInput { keys } if keys == LAUNCHER_KEYS)
+        {
+            self.behind_launcher = self.display.active_window().ok().flatten().map(|w| w.id);
+        }
         let dialog = self.dialog_in_front();
         let (ok, feedback) = self.act(action)?;
         self.await_launcher(action, from_launcher);
