@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{ControlInfo, EnvError, Observation, Probes, Scene, SceneControl};
+use super::{Action, ControlInfo, EnvError, Observation, Probes, Scene, SceneControl};
 use crate::resources::{Catalog, Resource};
 
 /// The task-side path of the user's home on every real desktop.
@@ -151,6 +151,24 @@ pub struct Node {
     /// The text it shows, for text-like objects whose name is empty (a
     /// calculator's display, a label); at most 200 characters.
     pub text: String,
+}
+
+/// The control of `controls` an action names on a real desktop: as
+/// [`resolve_control`] does, else, for an action naming a document by its text
+/// (a text control's name is its content, several lines), the text control
+/// whose first line is the same: the task's earlier steps may have added lines
+/// to the file since the demonstration was recorded.
+///
+/// [`resolve_control`]: super::resolve_control
+pub fn resolve_on_screen(controls: &[ControlInfo], action: &Action) -> Option<usize> {
+    super::resolve_control(controls, action).or_else(|| {
+        let (first, _) = action.control_text.trim().split_once('\n')?;
+        let first = first.trim();
+        controls.iter().position(|c| {
+            matches!(c.control_type.as_str(), "Edit" | "Document")
+                && c.control_text.lines().next().map(str::trim) == Some(first)
+        })
+    })
 }
 
 /// The simulated desktop's control type for an AT-SPI role name; None for roles
@@ -425,6 +443,45 @@ mod tests {
             active: false,
             text: text.into(),
         }
+    }
+
+    #[test]
+    fn a_document_is_found_by_its_first_line_once_lines_were_added() {
+        let control = |text: &str, ty: &str| ControlInfo {
+            label: "1".into(),
+            control_text: text.into(),
+            control_type: ty.into(),
+            parent_control_text: String::new(),
+            parent_control_type: String::new(),
+            rect: [0, 0, 10, 10],
+            focused: false,
+        };
+        let click = |text: &str| Action {
+            call: crate::model::ActionCall::ClickInput {
+                button: "left".into(),
+                double: false,
+            },
+            control_text: text.into(),
+            control_label: None,
+        };
+        let controls = vec![
+            control("# Reading list", "Button"),
+            control("# Reading list\n- Dune\n- Neuromancer\nReviewed.", "Edit"),
+        ];
+        // Recorded before the task added a line: the document by its first line.
+        assert_eq!(
+            resolve_on_screen(&controls, &click("# Reading list\n- Dune\n- Neuromancer")),
+            Some(1)
+        );
+        // A one-line name is matched exactly only, as everywhere.
+        assert_eq!(
+            resolve_on_screen(&controls, &click("# Reading list")),
+            Some(0)
+        );
+        assert_eq!(
+            resolve_on_screen(&controls, &click("# Other\n- Dune")),
+            None
+        );
     }
 
     #[test]

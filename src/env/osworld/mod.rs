@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 
 use super::real::{self, AppEntry, HOME};
 use super::{
-    resolve_control, ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation,
-    Probes, Setup, StepOutcome,
+    ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation, Probes, Setup,
+    StepOutcome,
 };
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
@@ -406,14 +406,14 @@ impl OsworldDesktop {
             .as_ref()
             .map(|o| o.controls.clone())
             .unwrap_or_default();
-        if let Some(i) = resolve_control(&controls, action) {
+        if let Some(i) = super::real::resolve_on_screen(&controls, action) {
             return Ok(Some(controls[i].clone()));
         }
         if action.control_text.trim().is_empty() {
             return Ok(None);
         }
         let obs = self.observation(None)?;
-        Ok(resolve_control(&obs.controls, action).map(|i| obs.controls[i].clone()))
+        Ok(super::real::resolve_on_screen(&obs.controls, action).map(|i| obs.controls[i].clone()))
     }
 
     fn log(

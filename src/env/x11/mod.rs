@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{
-    resolve_control, ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation,
-    Probes, Setup, StepOutcome,
+    ControlInfo, EnvBackend, EnvError, Environment, Event, EventKind, Observation, Probes, Setup,
+    StepOutcome,
 };
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
@@ -503,7 +503,7 @@ impl X11Desktop {
     /// opening a menu when the last observation was taken), waiting up to 2 s.
     fn find_target(&self, action: &Action) -> Result<Option<ControlInfo>, EnvError> {
         let controls = self.last_controls();
-        if let Some(i) = resolve_control(&controls, action) {
+        if let Some(i) = super::real::resolve_on_screen(&controls, action) {
             return Ok(Some(controls[i].clone()));
         }
         if action.control_text.trim().is_empty() {
@@ -512,7 +512,8 @@ impl X11Desktop {
         let mut found = None;
         session::wait_for(Duration::from_secs(2), || {
             if let Ok(obs) = self.observation(None) {
-                found = resolve_control(&obs.controls, action).map(|i| obs.controls[i].clone());
+                found = super::real::resolve_on_screen(&obs.controls, action)
+                    .map(|i| obs.controls[i].clone());
             }
             found.is_some()
         });
