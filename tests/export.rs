@@ -1192,3 +1192,54 @@ fn build_throughput_workspace() {
             .unwrap();
     }
 }
+
+/// A task made on another desktop (a real application's node) is left out with
+/// the reason, instead of replaying on the simulated desktop to fail at step 0.
+#[test]
+fn a_task_of_another_desktop_is_skipped_naming_its_application() {
+    let ws = dataset();
+    let store = Store::open(&ws.file("generated/synth.sqlite")).unwrap();
+    let mut real = subs().remove(3);
+    real.id = "00000000-0000-5000-8000-0000000000ee";
+    real.app = "Mousepad";
+    store
+        .put_subtask(&subtask(&real), SubtaskStatus::Verified, None, None)
+        .unwrap();
+    let d = task("task-d", &[&real], &[], "Save the note.", "Keep a note");
+    store
+        .add_dataset(
+            2,
+            "h2",
+            &serde_json::json!({}),
+            "v2",
+            1,
+            std::slice::from_ref(&d),
+            None,
+            None,
+        )
+        .unwrap();
+    assert!(store
+        .set_task_status("task-d", TaskStatus::Validated, None)
+        .unwrap());
+    store
+        .put_task_trajectory(&trajectory(&d, 0, &[&real]), TrajectoryStatus::Ok, None)
+        .unwrap();
+    drop(store);
+    let dir = export(&ws, "out-d", &["--format", "sharegpt"]);
+    let m = json(&dir.join("export.json"));
+    let skipped: Vec<&str> = m["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|s| s.contains("task-d"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{m}");
+    assert!(
+        skipped[0].contains("uses Mousepad, which the sim desktop does not have"),
+        "{}",
+        skipped[0]
+    );
+    // The tasks of this desktop still export.
+    assert_eq!(m["trajectories"], 2, "{m}");
+}

@@ -311,11 +311,28 @@ pub trait Desktops: Sync {
     fn deterministic(&self) -> bool {
         false
     }
+
+    /// The applications these desktops have, by name (what a task's nodes name).
+    ///
+    /// # Errors
+    /// An unreadable catalogue.
+    fn applications(&self) -> Result<Vec<String>, EnvError>;
+
+    /// The backend these desktops are of (`--env`).
+    fn backend(&self) -> EnvBackend;
 }
 
 impl Desktops for SimDesktop {
     fn open(&self, _slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
         Ok(Box::new(self.clone()))
+    }
+
+    fn applications(&self) -> Result<Vec<String>, EnvError> {
+        Ok(Environment::applications(self))
+    }
+
+    fn backend(&self) -> EnvBackend {
+        EnvBackend::Sim
     }
 
     fn deterministic(&self) -> bool {
@@ -332,6 +349,15 @@ struct Factory {
 impl Desktops for Factory {
     fn open(&self, slot: usize) -> Result<Box<dyn Environment + Send>, EnvError> {
         self.setup.open(&self.workspace, slot)
+    }
+
+    fn applications(&self) -> Result<Vec<String>, EnvError> {
+        let apps = real::catalogue_of(&self.workspace, self.setup.backend)?;
+        Ok(apps.into_iter().map(|a| a.name).collect())
+    }
+
+    fn backend(&self) -> EnvBackend {
+        self.setup.backend
     }
 }
 

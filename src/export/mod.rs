@@ -67,7 +67,7 @@ pub mod qwen;
 pub mod sharegpt;
 pub mod training;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -1090,6 +1090,14 @@ pub fn run(args: &ExportArgs, cx: &StageContext<'_>) -> Result<ExportReport, Exp
     report
 }
 
+/// The first application `task`'s nodes name that is not in `have`.
+fn missing_application<'t>(task: &'t Task, have: &BTreeSet<String>) -> Option<&'t str> {
+    task.nodes
+        .values()
+        .map(|n| n.application.as_str())
+        .find(|app| !have.contains(*app))
+}
+
 /// Exports an already loaded dataset into `out` (what [`run`] does after loading);
 /// `tables` are what the format reads from the workspace ([`Tables::load`]); `bar`
 /// advances once per replayed trajectory. The files are written in the staging
@@ -1122,12 +1130,22 @@ pub fn export_dataset(
         .build()?;
     let mut skipped = dataset.skipped.clone();
 
-    // Task trajectories, replayed in parallel.
-    let task_jobs: Vec<(&TaskTrajectory, Option<&Task>)> = dataset
-        .trajectories
-        .iter()
-        .map(|t| (t, dataset.task(&t.task_id.0)))
-        .collect();
+    // Task trajectories, replayed in parallel; one whose task names an
+    // application these desktops do not have (a task made on another `--env`)
+    // is left out with that reason, not replayed to fail at its first step.
+    let have: BTreeSet<String> = desktops.applications()?.into_iter().collect();
+    let mut task_jobs: Vec<(&TaskTrajectory, Option<&Task>)> = Vec::new();
+    for t in &dataset.trajectories {
+        let task = dataset.task(&t.task_id.0);
+        match task.and_then(|task| missing_application(task, &have)) {
+            Some(app) => skipped.push(format!(
+                "trajectory {}: its task uses {app}, which the {} desktop does not have (export with the --env the task was made on)",
+                t.trajectory_id,
+                desktops.backend().name()
+            )),
+            None => task_jobs.push((t, task)),
+        }
+    }
     let results: Vec<Result<Replayed, ExportError>> = threads.install(|| {
         task_jobs
             .par_iter()
