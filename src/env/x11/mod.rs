@@ -674,6 +674,7 @@ impl Environment for X11Desktop {
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
         self.kill_apps();
         self.events.clear();
+        self.behind_launcher = None;
         // Let the window manager drop the closed windows.
         session::wait_for(Duration::from_secs(5), || {
             self.display.windows().is_ok_and(|w| w.is_empty())
