@@ -410,6 +410,8 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
                 readers: 0,
                 shows: None,
                 depth: 1,
+                copied_beside: false,
+                packs: 0,
             })
             .collect();
         Some(synth::pipeline::explore::explorer::materialize(

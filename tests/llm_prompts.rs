@@ -121,6 +121,8 @@ fn explorer_prompt() {
             readers: 0,
             shows: Some("figures".into()),
             depth: 0,
+            copied_beside: false,
+            packs: 0,
         }],
     };
     insta::assert_snapshot!("explorer", show(Prompts::embedded().render(&req).unwrap()));

@@ -1369,7 +1369,15 @@ fn attempt(
     let shaped = if s.tries.is_multiple_of(2) {
         None
     } else if r.lo[BRA] >= 3 {
-        star_seed(world, scope, r.lo[BRA], n, &mut rng)
+        // Wide from either side: one file read by several applications (a
+        // star), or several applications' files gathered into one (a zip of
+        // the launch kit), every other shaped try.
+        let star = |rng: &mut ChaCha8Rng| star_seed(world, scope, r.lo[BRA], n, rng);
+        if s.tries % 4 == 1 {
+            star(&mut rng)
+        } else {
+            gather_seed(world, scope, r.lo[BRA], n, &mut rng).or_else(|| star(&mut rng))
+        }
     } else if r.lo[HIE] >= 4 {
         chain_seed(world, scope, r.lo[HIE], n, &mut rng)
     } else if r.lo[DEP] >= n {
@@ -1743,6 +1751,53 @@ fn join_cone(
         let x = targets[rng.random_range(0..targets.len())];
         join_cone_once(world, scope, x, n, rng, track_width)
     })
+}
+
+/// Seeds a wide slot from the joining side: a member of `scope` (or, when it
+/// has none, of another scope with `n` or more members) that reads `width` or
+/// more files made in the task (an archive of several applications' work),
+/// with the cone of their producers. `None` when no draw gives a sound cone
+/// of at most `n` nodes.
+fn gather_seed(
+    world: &World<'_, '_>,
+    scope: usize,
+    width: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    let pool = world.pool;
+    let made_inputs = |x: u32| {
+        pool.slim[x as usize]
+            .inputs
+            .iter()
+            .filter(|&&r| !pool.initial[r as usize])
+            .count()
+    };
+    let gathers = |sc: usize| -> Vec<u32> {
+        world.joinable[sc]
+            .iter()
+            .copied()
+            .filter(|&x| made_inputs(x) >= width)
+            .collect()
+    };
+    let mut targets = gathers(scope);
+    let mut sc = scope;
+    if targets.is_empty() {
+        let others: Vec<usize> = world
+            .join_order
+            .iter()
+            .copied()
+            .filter(|&o| world.members[o].len() >= n && !gathers(o).is_empty())
+            .collect();
+        sc = *others.get(rng.random_range(0..others.len().max(1)))?;
+        targets = gathers(sc);
+    }
+    (0..JOIN_DRAWS)
+        .find_map(|_| {
+            let x = targets[rng.random_range(0..targets.len())];
+            join_cone_once(world, sc, x, n, rng, true)
+        })
+        .map(|g| (sc, g))
 }
 
 /// Join targets [`join_cone`] draws per attempt.

@@ -31,6 +31,9 @@
 //! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
 //!   an archive, whatever follows: a mail or a message carries the file itself,
 //!   and zipping one document or video saves nothing.
+//! - an **unsent archive** ([`PointlessKind::UnsentArchive`]): several files
+//!   packed into an archive that nothing in the task sends or files: a zip
+//!   is made to hand files on together, not to be left in a folder.
 //! - a **round trip** ([`PointlessKind::RoundTrip`]): a node that reads a file
 //!   and something made from that same file (a deck's exported text pasted back
 //!   into the deck).
@@ -112,6 +115,12 @@ pub enum PointlessKind {
     /// Node `a` packs a single file into an archive (`b == a`): a zip of one
     /// file is no deliverable, and a mail or a message carries the file itself.
     LoneArchive,
+    /// Node `a` packs several files into an archive that no node of the task
+    /// sends, attaches or files (`b == a`): files are zipped together to be
+    /// handed on together, and readers rejected every task that zipped a
+    /// topic's work only to leave the zip in a folder. A node that mails or
+    /// attaches the archive ties it up.
+    UnsentArchive,
     /// Node `b` combines a file with something made from that same file
     /// (through node `a`): a deck's own text pasted back into the deck.
     RoundTrip,
@@ -168,6 +177,7 @@ impl PointlessKind {
         !matches!(
             self,
             PointlessKind::UnusedResult
+                | PointlessKind::UnsentArchive
                 | PointlessKind::UnusedCopy
                 | PointlessKind::TextOnlyCopy
                 | PointlessKind::UnusedEdit
@@ -766,16 +776,30 @@ fn reads_markup_as_prose(pool: &Pool<'_>, x: usize) -> bool {
 
 /// Does instance `x` pack exactly one file (no folder) into an archive?
 fn packs_one_file(pool: &Pool<'_>, x: usize) -> bool {
+    let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
+    let packed = packed_by(pool, x);
+    packed.len() == 1 && kind(packed[0]).is_some_and(|k| !k.directory)
+}
+
+/// How many files and folders instance `x` packs into an archive (0 when it
+/// makes none).
+fn packed_files(pool: &Pool<'_>, x: usize) -> usize {
+    packed_by(pool, x).len()
+}
+
+/// The files and folders instance `x` packs into an archive it makes (none
+/// when it makes no archive).
+fn packed_by(pool: &Pool<'_>, x: usize) -> Vec<u32> {
     let s = &pool.slim[x];
     let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
-    let archive = s.outputs.iter().any(|&o| kind(o).is_some_and(|k| k.wraps));
-    let packed: Vec<u32> = s
-        .inputs
+    if !s.outputs.iter().any(|&o| kind(o).is_some_and(|k| k.wraps)) {
+        return Vec::new();
+    }
+    s.inputs
         .iter()
         .copied()
         .filter(|&i| kind(i).is_some_and(|k| k.is_path() && !k.wraps))
-        .collect();
-    archive && packed.len() == 1 && kind(packed[0]).is_some_and(|k| !k.directory)
+        .collect()
 }
 
 /// Does instance `x` only save a file of another kind as plain text (see
@@ -908,6 +932,12 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::LoneArchive,
+            });
+        } else if !has_successor[a] && packed_files(pool, x) >= 2 {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::UnsentArchive,
             });
         }
     }
@@ -1647,6 +1677,63 @@ mod tests {
         assert!(
             kinds(&[copy_a, paste]).is_empty(),
             "pasting into a saved file edits it"
+        );
+    }
+
+    #[test]
+    fn an_archive_of_several_files_is_sent_not_left_in_a_folder() {
+        let cat = office_catalog();
+        let zip = "/home/user/Documents/kit.zip";
+        let subs = vec![
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[
+                    ("doc", "/home/user/Documents/a.docx"),
+                    ("pdf", "/home/user/Documents/a.pdf"),
+                ]],
+            ),
+            subtask(
+                "pack",
+                "Archiver",
+                &["pdf", "txt"],
+                &["zip"],
+                &[&[
+                    ("pdf", "/home/user/Documents/a.pdf"),
+                    ("txt", "/home/user/Documents/notes.txt"),
+                    ("zip", zip),
+                ]],
+            ),
+            subtask(
+                "mail",
+                "Mail",
+                &["zip"],
+                &["img"],
+                &[&[("zip", zip), ("img", "sent")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some("/home/user/Documents/a.docx".into())),
+            Resource::new("txt", Some("/home/user/Documents/notes.txt".into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let (export, pack, mail) = (find("export"), find("pack"), find("mail"));
+        assert_eq!(
+            pointless(&pool, &[export, pack], &[true, false])
+                .into_iter()
+                .map(|p| (p.a, p.kind))
+                .collect::<Vec<_>>(),
+            vec![(1, PointlessKind::UnsentArchive)],
+            "a PDF and a note zipped and left there"
+        );
+        assert!(!PointlessKind::UnsentArchive.lasting(), "a mail ties it up");
+        assert!(
+            pointless(&pool, &[export, pack, mail], &[true, true, false]).is_empty(),
+            "the zip mailed"
         );
     }
 

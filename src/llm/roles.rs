@@ -243,6 +243,17 @@ pub struct KnownResource {
     /// suits (a home page is not printed, a screen capture not captioned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shows: Option<String>,
+    /// The subtask that makes it also puts something on the clipboard ("save
+    /// the recording, then copy its path"): a task that only uses the file
+    /// leaves that copy unpasted, so the offline explorer does not gather it
+    /// with others. Not sent to a model.
+    #[serde(skip)]
+    pub copied_beside: bool,
+    /// The files packed into it, for an archive a stored subtask made of
+    /// several: the offline explorer offers those first to what sends or
+    /// files a file, since a zip is made to be handed on. Not sent to a model.
+    #[serde(skip)]
+    pub packs: u32,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -97,6 +97,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::LoneArchive => {
                 format!("{a} packs a single file into an archive")
             }
+            PointlessKind::UnsentArchive => {
+                format!("{a} packs files into an archive nothing sends or files")
+            }
             PointlessKind::RoundTrip => {
                 format!("{b} combines a file with something {a} made from that same file")
             }

@@ -219,6 +219,8 @@ impl Brain {
                     readers,
                     depth: 0,
                     shows,
+                    copied_beside: false,
+                    packs: 0,
                 })
             })
             .collect();

@@ -47,21 +47,17 @@ impl OfflineCoder {
         }
     }
 
-    fn plan_for(&self, app: &str, template: &str) -> Option<Plan> {
+    fn plan_for(&self, app: &str, template: &str, input_kinds: &[String]) -> Option<Plan> {
         let spec = self.apps.get(app)?;
         let mut cache = self.plans.lock().unwrap_or_else(|e| e.into_inner());
         let plans = cache
             .entry(app.to_string())
             .or_insert_with(|| paths::plans(spec, &self.catalog));
-        plans
-            .iter()
-            .filter(|p| {
-                let base = p.base_template();
-                template == format!("{base}.")
-                    || template.starts_with(&format!("{base}{}", paths::COMPUTED_LEAD))
-            })
-            .max_by_key(|p| p.base_template().len())
-            .cloned()
+        paths::worded_plan(spec, plans, input_kinds, |p| {
+            let base = p.base_template();
+            template == format!("{base}.")
+                || template.starts_with(&format!("{base}{}", paths::COMPUTED_LEAD))
+        })
     }
 
     /// The checks for a request, before feedback is applied.
@@ -78,16 +74,19 @@ impl OfflineCoder {
                 .cloned()
                 .collect(),
         };
-        // The parameters that name inputs.
-        let inputs: Vec<String> = subtask
+        // The parameters that name inputs, and their kinds.
+        let (input_kinds, inputs): (Vec<String>, Vec<String>) = subtask
             .map(|s| {
                 s.input_resources
                     .iter()
-                    .map(|slot| crate::resources::split_slot(slot).1.to_string())
-                    .collect()
+                    .map(|slot| {
+                        let (kind, name) = crate::resources::split_slot(slot);
+                        (kind.to_string(), name.to_string())
+                    })
+                    .unzip()
             })
             .unwrap_or_default();
-        let plan = self.plan_for(&req.application, &req.instruction_template);
+        let plan = self.plan_for(&req.application, &req.instruction_template, &input_kinds);
         let mut out: Vec<Check> = Vec::new();
         let mut push = |call: CheckCall, message: String| {
             if !out.iter().any(|c: &Check| c.call == call) {

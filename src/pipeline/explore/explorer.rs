@@ -21,6 +21,28 @@ use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
 use crate::topics::Topics;
 
+/// A plan to try, with the parameter sets chosen for it beforehand (a
+/// bundle's, [`OfflineExplorer::bundle_plans`]); with none, the inputs are
+/// walked from the request's known resources.
+#[derive(Clone, Copy)]
+struct Attempt<'a> {
+    plan: &'a Plan,
+    presets: &'a [ParameterSet],
+}
+
+/// Bundle plans (several applications' files gathered into one archive)
+/// proposed per application at most ([`OfflineExplorer::bundle_plans`]).
+const BUNDLE_PLANS: usize = 6;
+
+/// Bundle plans tried per application: some fail (a file in a folder the
+/// application's list does not reach).
+const BUNDLE_TRIES: usize = 16;
+
+/// Bundles tried per topic, each starting from another of its made files
+/// ([`OfflineExplorer::bundle_pick`]): the composer places only some (a
+/// web page printed as text is no deliverable), so a topic offers several.
+const BUNDLE_PICKS: usize = 4;
+
 /// Parameter sets tried per proposal.
 const SETS_PER_SUBTASK: usize = 9;
 /// Parameter sets tried for a subtask with two or more inputs: its inputs must
@@ -82,21 +104,41 @@ impl OfflineExplorer {
             .map(|t| normalize(t))
             .collect();
         let mut all = paths::plans(&app.spec, &self.catalog);
-        all.retain(|p| {
+        let mut bundles = self.bundle_plans(&app.spec, &all, &known, &req.application);
+        let is_new = |p: &Plan| {
             !existing
                 .iter()
                 .any(|e| e.starts_with(&normalize(&p.base_template())))
+        };
+        // A zip of one file is no deliverable (the composer never places
+        // one): an application that gathers files into one packs two or more.
+        all.retain(|p| {
+            is_new(p) && !(paths::gathers(&app.spec, p).is_some() && p.input_kinds().len() == 1)
         });
-        let ordered = diversify(all);
+        bundles.retain(|(p, _)| is_new(p));
+        // Bundles lead: the one node that gathers the work of several
+        // applications (a launch kit zipped from the deck's PDF, the budget's
+        // PDF and the product photo) is what makes tasks wide.
+        let mut ordered: Vec<(Plan, Vec<ParameterSet>)> = bundles;
+        ordered.extend(diversify(all).into_iter().map(|p| (p, Vec::new())));
         let mut out = Vec::new();
         let mut used_inputs: BTreeMap<String, usize> = BTreeMap::new();
-        for plan in ordered {
+        let mut bundled = 0;
+        for (plan, presets) in ordered {
             if out.len() >= req.max_subtasks {
                 break;
             }
+            if !presets.is_empty() && bundled >= BUNDLE_PLANS {
+                continue;
+            }
+            let attempt = Attempt {
+                plan: &plan,
+                presets: &presets,
+            };
             if let Some((p, made)) =
-                self.try_plan(&plan, req, &known, &mut taken, seed, &mut used_inputs)
+                self.try_plan(attempt, req, &known, &mut taken, seed, &mut used_inputs)
             {
+                bundled += usize::from(!presets.is_empty());
                 out.push(p);
                 let fresh: Vec<KnownResource> = made
                     .into_iter()
@@ -108,6 +150,8 @@ impl OfflineExplorer {
                         depth: 1,
                         readers: 0,
                         shows: None,
+                        copied_beside: false,
+                        packs: 0,
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
@@ -120,13 +164,14 @@ impl OfflineExplorer {
     #[allow(clippy::too_many_arguments)]
     fn try_plan(
         &self,
-        plan: &Plan,
+        attempt: Attempt,
         req: &ExploreRequest,
         known: &[KnownResource],
         taken: &mut BTreeSet<String>,
         seed: u64,
         used_inputs: &mut BTreeMap<String, usize>,
     ) -> Option<(SubtaskProposal, Vec<Resource>)> {
+        let Attempt { plan, presets } = attempt;
         let h = seed ^ hash64(&plan.base_template());
         let hs = (h % 10_007) as usize;
         // Candidates of every input slot.
@@ -234,13 +279,21 @@ impl OfflineExplorer {
             if list.is_empty() {
                 return None;
             }
-            cands.insert(s.name.clone(), self.spread_topics(list));
+            let mut list = self.spread_topics(list);
+            if delivers {
+                // Archives of several files first, whatever their topic: a
+                // zip is made to be sent, and one nothing sends ends no task.
+                list.sort_by_cached_key(|n| std::cmp::Reverse(packs_of(n, known)));
+            }
+            cands.insert(s.name.clone(), list);
         }
         let mut sets: Vec<(ParameterSet, Vec<Resource>)> = Vec::new();
         let mut local_taken = taken.clone();
         let mut attempt = 0;
         let inputs = cands.len() + usize::from(plan.pastes.is_some());
-        let wanted = if delivers {
+        let wanted = if !presets.is_empty() {
+            presets.len()
+        } else if delivers {
             SETS_PER_DELIVERY
         } else if inputs >= 2 {
             SETS_PER_JOIN
@@ -256,14 +309,28 @@ impl OfflineExplorer {
             .first()
             .and_then(|s| cands.get(&s.name))
             .map_or(1, |c| c.len().max(1));
-        let limit = if join { wanted * 4 + 12 } else { wanted + 12 };
+        let limit = if !presets.is_empty() {
+            presets.len()
+        } else if join {
+            wanted * 4 + 12
+        } else {
+            wanted + 12
+        };
         while sets.len() < wanted && attempt < limit {
             let i = attempt;
             attempt += 1;
             let mut values = ParameterSet::new();
             let mut ok = true;
             let mut skip = false;
-            for (k, s) in input_slots_files_first(plan).into_iter().enumerate() {
+            if let Some(preset) = presets.get(i) {
+                values = preset.clone();
+            }
+            let walk = if presets.is_empty() {
+                input_slots_files_first(plan)
+            } else {
+                Vec::new()
+            };
+            for (k, s) in walk.into_iter().enumerate() {
                 let Some(c) = cands.get(&s.name) else {
                     continue;
                 };
@@ -386,7 +453,16 @@ impl OfflineExplorer {
                         // ('summer_trip_files.zip'), not that it was revised.
                         let subject = self.bundles(kind, plan, &values).unwrap_or_default();
                         let tags = ["files".to_string(), "bundle".to_string()];
-                        match output_path(kind, ext, &subject, in_dir.as_deref(), &tags, &avoid) {
+                        // Files from several folders are packed where the kind
+                        // goes (the Documents folder), not beside the first.
+                        let folders: BTreeSet<&str> = plan
+                            .slots
+                            .iter()
+                            .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                            .filter_map(|s| values.get(&s.name).map(|v| vfs::parent(v)))
+                            .collect();
+                        let dir = in_dir.as_deref().filter(|_| folders.len() == 1);
+                        match output_path(kind, ext, &subject, dir, &tags, &avoid) {
                             Some(p) => p,
                             None => {
                                 spent = true;
@@ -743,6 +819,127 @@ impl OfflineExplorer {
         let topics = &self.catalog.topics;
         let topic = topics.get(topics.of(packed).single()?)?;
         Some(topic.name.replace(' ', "_"))
+    }
+
+    /// Plans that gather several files made by other applications into one
+    /// (an archive of a topic's work): per topic, [`BUNDLE_PICKS`] bundles of
+    /// its made files of kinds a gathering plan of `plans` selects, none made
+    /// beside a copy ([`Self::bundle_pick`]); each bundle of three or more
+    /// gives a parameter set of its kinds (and, when it has more, one of its
+    /// first three). A plan per kind list, with the sets of every topic that
+    /// fills it: at most [`BUNDLE_TRIES`] plans, the largest first, then those
+    /// with the most sets.
+    fn bundle_plans(
+        &self,
+        spec: &crate::env::spec::AppSpec,
+        plans: &[Plan],
+        known: &[KnownResource],
+        app: &str,
+    ) -> Vec<(Plan, Vec<ParameterSet>)> {
+        // The simplest plan gathering each kind (one input: the file).
+        let mut base: BTreeMap<String, &Plan> = BTreeMap::new();
+        for p in plans {
+            let Some(kind) = paths::gathers(spec, p) else {
+                continue;
+            };
+            if p.input_kinds().len() != 1 {
+                continue;
+            }
+            let e = base.entry(kind).or_insert(p);
+            if p.steps.len() < e.steps.len() {
+                *e = p;
+            }
+        }
+        if base.is_empty() {
+            return Vec::new();
+        }
+        let topics = &self.catalog.topics;
+        let mut by_topic: BTreeMap<usize, Vec<&KnownResource>> = BTreeMap::new();
+        for r in known {
+            let Some(p) = &r.parameter else { continue };
+            let wraps = self.catalog.kinds.get(&r.kind).is_some_and(|k| k.wraps);
+            if r.source == "desktop"
+                || r.source == app
+                || r.copied_beside
+                || wraps
+                || !base.contains_key(&r.kind)
+                || !p.starts_with(vfs::HOME)
+                || p.contains(['{', '}', '\'', '"'])
+            {
+                continue;
+            }
+            if let Some(t) = topics.topic_of(p) {
+                by_topic.entry(t).or_default().push(r);
+            }
+        }
+        // Per kind list, the sets of the topics that fill it.
+        let mut combos: BTreeMap<Vec<String>, Vec<ParameterSet>> = BTreeMap::new();
+        for files in by_topic.values_mut() {
+            files.sort_by_key(|r| (r.depth, std::cmp::Reverse(r.readers), r.parameter.clone()));
+            for offset in 0..BUNDLE_PICKS.min(files.len()) {
+                let Some(picked) = self.bundle_pick(files, offset) else {
+                    continue;
+                };
+                let mut sizes = vec![picked.len()];
+                if picked.len() > 3 {
+                    sizes.push(3);
+                }
+                for n in sizes {
+                    let mut files: Vec<&KnownResource> = picked[..n].to_vec();
+                    files.sort_by(|a, b| (&a.kind, &a.parameter).cmp(&(&b.kind, &b.parameter)));
+                    let kinds: Vec<String> = files.iter().map(|r| r.kind.clone()).collect();
+                    let names = paths::bundle_slot_names(&kinds);
+                    let set: ParameterSet = names
+                        .into_iter()
+                        .zip(&files)
+                        .filter_map(|(n, r)| Some((n, r.parameter.clone()?)))
+                        .collect();
+                    let sets = combos.entry(kinds).or_default();
+                    if !sets.contains(&set) {
+                        sets.push(set);
+                    }
+                }
+            }
+        }
+        let mut combos: Vec<(Vec<String>, Vec<ParameterSet>)> = combos.into_iter().collect();
+        combos.sort_by_key(|(k, sets)| (std::cmp::Reverse(k.len()), std::cmp::Reverse(sets.len())));
+        let mut out: Vec<(Plan, Vec<ParameterSet>)> = Vec::new();
+        for (kinds, sets) in combos {
+            if out.len() >= BUNDLE_TRIES {
+                break;
+            }
+            let Some(plan) = base
+                .get(&kinds[0])
+                .and_then(|p| paths::bundle_variant(spec, p, &kinds))
+            else {
+                continue;
+            };
+            out.push((plan, sets));
+        }
+        out
+    }
+
+    /// One bundle of a topic's made `files` (ordered), starting at `offset`
+    /// and going round: one file per application (two exports from one
+    /// workbook, left unordered, would clash) and per desktop file it goes back
+    /// to (a report is not zipped with its own PDF), at most
+    /// [`paths::MAX_BUNDLE`]; `None` under three.
+    fn bundle_pick<'k>(
+        &self,
+        files: &[&'k KnownResource],
+        offset: usize,
+    ) -> Option<Vec<&'k KnownResource>> {
+        let mut picked: Vec<(&KnownResource, String)> = Vec::new();
+        for r in files[offset..].iter().chain(&files[..offset]) {
+            let root = root_stem(r.parameter.as_deref().unwrap_or(""), &self.originals);
+            let dup = picked
+                .iter()
+                .any(|(q, qr)| q.source == r.source || *qr == root);
+            if !dup && picked.len() < paths::MAX_BUNDLE {
+                picked.push((r, root));
+            }
+        }
+        (picked.len() >= 3).then(|| picked.into_iter().map(|(r, _)| r).collect())
     }
 
     /// The stem of a screenshot whose content the producing effect declares
@@ -1186,6 +1383,14 @@ fn deepest_first(mut names: Vec<String>, known: &[KnownResource]) -> Vec<String>
     };
     names.sort_by_cached_key(of);
     names
+}
+
+/// How many files the archive named `name` packs (0: no archive of several).
+fn packs_of(name: &str, known: &[KnownResource]) -> u32 {
+    known
+        .iter()
+        .find(|r| r.parameter.as_deref() == Some(name))
+        .map_or(0, |r| r.packs)
 }
 
 fn rotate<T>(v: &mut [T], h: u64) {
@@ -2149,6 +2354,8 @@ mod tests {
             readers: 0,
             shows: None,
             depth: 1,
+            copied_beside: false,
+            packs: 0,
         };
         let plan = "/home/user/Documents/quarterly_plan.csv";
         let total = "/home/user/Documents/quarterly_plan_total_row.csv";
@@ -2288,6 +2495,8 @@ mod tests {
             readers: 0,
             shows: None,
             depth: 0,
+            copied_beside: false,
+            packs: 0,
         }
     }
 

@@ -579,6 +579,34 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     depth
 }
 
+/// For every archive a stored subtask made of two or more files, how many it
+/// packs.
+fn packed_archives(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32> {
+    let kind_of = |r: &Resource| catalog.kinds.get(&r.kind);
+    let mut out = BTreeMap::new();
+    for s in stored {
+        for i in 0..s.available_parameters.len() {
+            let Ok((ins, outs)) = instantiate(catalog, s, i) else {
+                continue;
+            };
+            let packed = ins
+                .iter()
+                .filter(|r| kind_of(r).is_some_and(|k| k.is_path() && !k.wraps))
+                .count() as u32;
+            if packed < 2 {
+                continue;
+            }
+            for o in outs
+                .into_iter()
+                .filter(|o| kind_of(o).is_some_and(|k| k.wraps))
+            {
+                out.insert(o, packed);
+            }
+        }
+    }
+    out
+}
+
 /// For every input of the stored subtasks, the applications whose subtasks read it.
 fn reader_apps(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, BTreeSet<String>> {
     let mut out: BTreeMap<Resource, BTreeSet<String>> = BTreeMap::new();
@@ -624,13 +652,34 @@ fn request(
     }
     let depths = chain_depths(catalog, stored);
     let readers = reader_apps(catalog, stored);
+    // Outputs of subtasks that also fill the clipboard.
+    let held = |r: &Resource| {
+        catalog
+            .kinds
+            .get(&r.kind)
+            .is_some_and(|k| k.holder.is_some())
+    };
+    let copied_beside: BTreeSet<Resource> = stored
+        .iter()
+        .filter(|s| {
+            s.output_resources.iter().any(|o| {
+                let (kind, _) = crate::resources::split_slot(o);
+                catalog.kinds.get(kind).is_some_and(|k| k.holder.is_some())
+            })
+        })
+        .flat_map(|s| outputs_of(catalog, s))
+        .filter(|r| !held(r))
+        .collect();
     let shows = shown_contents(desktop.apps(), catalog, stored);
+    let packs = packed_archives(catalog, stored);
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
             depth: depths.get(&r).copied().unwrap_or(0),
             readers: readers.get(&r).map_or(0, |a| a.len() as u32),
             shows: r.parameter.as_ref().and_then(|p| shows.get(p)).cloned(),
+            copied_beside: copied_beside.contains(&r),
+            packs: packs.get(&r).copied().unwrap_or(0),
             kind: r.kind,
             parameter: r.parameter,
             source,

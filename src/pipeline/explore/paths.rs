@@ -1592,6 +1592,34 @@ fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog
 /// control again: a zip of two files is something to hand on, a zip of one is
 /// not.
 fn gathering_variants(app: &AppSpec, plans: &[Plan]) -> Vec<Plan> {
+    plans
+        .iter()
+        .filter_map(|p| {
+            let kind = gathers(app, p)?;
+            bundle_variant(app, p, &[kind.clone(), kind])
+        })
+        .collect()
+}
+
+/// The kind of the file `plan` selects and appends to a list its producing
+/// click reads (see [`gathering_variants`]), when it gathers one file so.
+pub fn gathers(app: &AppSpec, plan: &Plan) -> Option<String> {
+    gathering_point(app, plan).map(|g| g.kind)
+}
+
+/// Where a gathering plan selects and appends its file.
+struct Gathering {
+    /// Index of the select step (the append click follows it).
+    at: usize,
+    list: String,
+    slot: String,
+    adder: String,
+    kind: String,
+    /// Index of the phrase "select '{slot}'".
+    phrase_at: usize,
+}
+
+fn gathering_point(app: &AppSpec, p: &Plan) -> Option<Gathering> {
     let appends_selection = |screen: &str, text: &str| {
         controls(app, screen).iter().any(|c| {
             c.text == text
@@ -1600,50 +1628,127 @@ fn gathering_variants(app: &AppSpec, plans: &[Plan]) -> Vec<Plan> {
                 })
         })
     };
-    let mut out = Vec::new();
-    for p in plans {
-        let Some(at) = p.steps.windows(2).position(|w| {
-            matches!((&w[0], &w[1]), (Step::SelectPath { .. }, Step::Click(c)) if appends_selection(&p.screen, c))
-        }) else {
-            continue;
+    let at = p.steps.windows(2).position(|w| {
+        matches!((&w[0], &w[1]), (Step::SelectPath { .. }, Step::Click(c)) if appends_selection(&p.screen, c))
+    })?;
+    let (Step::SelectPath { list, slot }, Step::Click(adder)) = (&p.steps[at], &p.steps[at + 1])
+    else {
+        return None;
+    };
+    let Some(SlotRole::InputPath { kind }) = p.slot(slot).map(|s| s.role.clone()) else {
+        return None;
+    };
+    let selected = format!("select '{{{slot}}}'");
+    let phrase_at = p.phrases.iter().position(|ph| *ph == selected)?;
+    (!kind.is_empty()).then(|| Gathering {
+        at,
+        list: list.clone(),
+        slot: slot.clone(),
+        adder: adder.clone(),
+        kind,
+        phrase_at,
+    })
+}
+
+/// Ordinal prefixes of the slots of a kind's later files in a bundle: the
+/// second PDF is `other_pdf_path`, the third `third_pdf_path`.
+const ORDINALS: [&str; 5] = ["", "other_", "third_", "fourth_", "fifth_"];
+
+/// The largest bundle [`bundle_variant`] builds.
+pub const MAX_BUNDLE: usize = ORDINALS.len();
+
+/// The plan a subtask was worded from: the longest of `plans` (the static
+/// analysis) that `worded` accepts, else a bundle ([`bundle_variant`]) of
+/// `input_kinds` (the kinds of the subtask's inputs, in order, three or more)
+/// built on a gathering plan of the first kind, when `worded` accepts it. The
+/// explorer, the coder and the actor all read a subtask through this, so a
+/// bundle's checks and demonstration follow its path like any other's.
+pub fn worded_plan(
+    app: &AppSpec,
+    plans: &[Plan],
+    input_kinds: &[String],
+    worded: impl Fn(&Plan) -> bool,
+) -> Option<Plan> {
+    if let Some(p) = plans
+        .iter()
+        .filter(|p| worded(p))
+        .max_by_key(|p| p.base_template().len())
+    {
+        return Some(p.clone());
+    }
+    if input_kinds.len() < 3 {
+        return None;
+    }
+    plans
+        .iter()
+        .filter(|p| p.input_kinds().len() == 1)
+        .filter(|p| gathers(app, p).as_ref() == input_kinds.first())
+        .filter_map(|p| bundle_variant(app, p, input_kinds))
+        .find(|p| worded(p))
+}
+
+/// The slot names of a bundle of `kinds` ([`bundle_variant`]): the kind, then
+/// its ordinals; cut short at a kind repeated more than [`MAX_BUNDLE`] times.
+pub fn bundle_slot_names(kinds: &[String]) -> Vec<String> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut names = Vec::new();
+    for k in kinds {
+        let n = seen.entry(k.as_str()).or_insert(0);
+        let Some(ordinal) = ORDINALS.get(*n) else {
+            break;
         };
-        let (Step::SelectPath { list, slot }, Step::Click(adder)) =
-            (&p.steps[at], &p.steps[at + 1])
-        else {
-            continue;
-        };
-        let Some(SlotRole::InputPath { kind }) = p.slot(slot).map(|s| s.role.clone()) else {
-            continue;
-        };
-        let other = format!("other_{kind}");
-        let selected = format!("select '{{{slot}}}'");
-        let Some(phrase_at) = p.phrases.iter().position(|ph| *ph == selected) else {
-            continue;
-        };
-        if kind.is_empty() || p.slot(&other).is_some() {
-            continue;
-        }
-        let mut v = p.clone();
+        names.push(format!("{ordinal}{k}"));
+        *n += 1;
+    }
+    names
+}
+
+/// A gathering plan that selects and appends one file of each of `kinds` in
+/// turn (kinds may repeat: two PDFs and a workbook), the first of which must be
+/// the kind `plan` already gathers: a launch kit zipped from the deck's PDF, the
+/// budget's PDF and the product photo. Slots are named by kind, a repeated
+/// kind by its ordinal (`other_pdf_path`, `third_pdf_path`). `None` when
+/// `plan` gathers nothing, gathers another first kind, or `kinds` has fewer
+/// than two files or more than [`MAX_BUNDLE`] of one kind.
+pub fn bundle_variant(app: &AppSpec, plan: &Plan, kinds: &[String]) -> Option<Plan> {
+    let g = gathering_point(app, plan)?;
+    if kinds.len() < 2 || kinds.first() != Some(&g.kind) {
+        return None;
+    }
+    let mut v = plan.clone();
+    let names = bundle_slot_names(kinds);
+    if names.len() != kinds.len()
+        || names[0] != g.slot
+        || names[1..].iter().any(|n| plan.slot(n).is_some())
+    {
+        return None;
+    }
+    for (i, (name, kind)) in names.iter().zip(kinds).enumerate().skip(1) {
+        let at = g.at + 2 * i;
         v.steps.insert(
-            at + 2,
+            at,
             Step::SelectPath {
-                list: list.clone(),
-                slot: other.clone(),
+                list: g.list.clone(),
+                slot: name.clone(),
             },
         );
-        v.steps.insert(at + 3, Step::Click(adder.clone()));
+        v.steps.insert(at + 1, Step::Click(g.adder.clone()));
         v.slots.push(Slot {
-            name: other.clone(),
-            role: SlotRole::InputPath { kind },
-            label: list.clone(),
+            name: name.clone(),
+            role: SlotRole::InputPath { kind: kind.clone() },
+            label: g.list.clone(),
             says: None,
         });
-        let after_add = (phrase_at + 2).min(v.phrases.len());
-        v.phrases
-            .insert(after_add, format!("repeat with '{{{other}}}'"));
-        out.push(v);
     }
-    out
+    let quoted: Vec<String> = names[1..].iter().map(|n| format!("'{{{n}}}'")).collect();
+    let others = match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => return None,
+    };
+    let after_add = (g.phrase_at + 2).min(v.phrases.len());
+    v.phrases.insert(after_add, format!("repeat with {others}"));
+    Some(v)
 }
 
 fn rename_slot(p: &mut Plan, from: &str, to: &str, role: SlotRole) -> bool {
@@ -2265,6 +2370,69 @@ mod tests {
             zip.contains("invoice_march.pdf") && zip.contains("lease_agreement.pdf"),
             "{zip}"
         );
+    }
+
+    #[test]
+    fn a_bundle_gathers_files_of_several_kinds_and_is_found_again_by_its_wording() {
+        let (d, c) = setup();
+        let app = &d.app("Archiver").unwrap().spec;
+        let ps = plans(app, &c);
+        let base = ps
+            .iter()
+            .find(|p| gathers(app, p).as_deref() == Some("docx_path") && p.input_kinds().len() == 1)
+            .expect("a plan that packs one document");
+        let kinds: Vec<String> = ["docx_path", "img_path", "pdf_path", "pdf_path"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            bundle_slot_names(&kinds),
+            ["docx_path", "img_path", "pdf_path", "other_pdf_path"]
+        );
+        let bundle = bundle_variant(app, base, &kinds).expect("a bundle of four");
+        assert!(
+            bundle.base_template().contains(
+                "repeat with '{img_path}', '{pdf_path}' and '{other_pdf_path}', then compress"
+            ),
+            "{}",
+            bundle.base_template()
+        );
+        let adds = bundle
+            .steps
+            .iter()
+            .filter(|s| **s == Step::Click("Add".into()))
+            .count();
+        assert_eq!(adds, 4, "{:?}", bundle.steps);
+        // Another first kind, or one kind six times, is no bundle of this plan.
+        assert!(bundle_variant(app, base, &kinds[1..]).is_none());
+        assert!(bundle_variant(app, base, &vec!["docx_path".to_string(); 6]).is_none());
+        // The coder and the actor find it again from the subtask's wording.
+        let wording = bundle.base_template();
+        let found = worded_plan(app, &ps, &kinds, |p| p.base_template() == wording);
+        assert_eq!(found.as_ref(), Some(&bundle));
+        let mut v = ParameterSet::new();
+        for (slot, path) in [
+            ("docx_path", "/home/user/Documents/travel_itinerary.docx"),
+            ("img_path", "/home/user/Pictures/beach.jpg"),
+            ("pdf_path", "/home/user/Downloads/invoice_march.pdf"),
+            ("other_pdf_path", "/home/user/Documents/lease_agreement.pdf"),
+            ("zip_path", "/home/user/Documents/kit.zip"),
+        ] {
+            v.insert(slot.into(), path.into());
+        }
+        let after = execute(&d, &bundle, &v).unwrap();
+        let zip = after
+            .state()
+            .vfs
+            .read("/home/user/Documents/kit.zip")
+            .unwrap();
+        for name in [
+            "travel_itinerary.docx",
+            "beach.jpg",
+            "invoice_march.pdf",
+            "lease_agreement.pdf",
+        ] {
+            assert!(zip.contains(name), "{name} not in {zip}");
+        }
     }
 
     #[test]

@@ -312,19 +312,39 @@ fn picked_items(phrases: Vec<&str>) -> Vec<String> {
             *out.last_mut().expect("a previous phrase") = merged;
             continue;
         }
-        let again = phrase
-            .strip_prefix("repeat with '")
-            .and_then(|r| r.strip_suffix('\''))
-            .filter(|item| !item.contains('\''));
+        let again = phrase.strip_prefix("repeat with ").and_then(quoted_list);
         let one_quoted = text::quoted_spans(previous);
-        if let (Some(item), [first]) = (again, one_quoted.as_slice()) {
-            let merged = previous.replacen(first, &format!("{first} and '{item}'"), 1);
+        if let (Some(items), [first]) = (again, one_quoted.as_slice()) {
+            let mut all = vec![first.to_string()];
+            all.extend(items.iter().map(|i| format!("'{i}'")));
+            let (last, rest) = all.split_last().expect("two or more items");
+            let listed = format!("{} and {last}", rest.join(", "));
+            let merged = previous.replacen(first, &listed, 1);
             *out.last_mut().expect("a previous phrase") = merged;
             continue;
         }
         out.push(phrase.to_string());
     }
     out
+}
+
+/// The items of a quoted list ("'a.txt'", "'a.txt' and 'b.pdf'", "'a.txt',
+/// 'b.pdf' and 'c.png'"), or `None` when `s` is anything else.
+fn quoted_list(s: &str) -> Option<Vec<&str>> {
+    let mut items = Vec::new();
+    let mut rest = s;
+    loop {
+        let inner = rest.strip_prefix('\'')?;
+        let close = inner.find('\'')?;
+        items.push(&inner[..close]);
+        rest = &inner[close + 1..];
+        if rest.is_empty() {
+            return Some(items);
+        }
+        rest = rest
+            .strip_prefix(", ")
+            .or_else(|| rest.strip_prefix(" and "))?;
+    }
 }
 
 /// The clause naming what the application names itself (", giving the
@@ -862,6 +882,13 @@ mod tests {
                 "In Archiver, select '/home/user/a.txt', then add it to the archive list, then repeat with '/home/user/b.txt', then compress the list into a zip archive as '/home/user/ab.zip'."
             ),
             "in Archiver, add '/home/user/a.txt' and '/home/user/b.txt' to the archive list and compress it into a zip archive as '/home/user/ab.zip'"
+        );
+        // A bundle of several files, listed once.
+        assert_eq!(
+            natural_clause(
+                "In Archiver, select '/home/user/a.txt', then add it to the archive list, then repeat with '/home/user/b.pdf', '/home/user/c.png' and '/home/user/d.xlsx', then compress the list into a zip archive as '/home/user/kit.zip'."
+            ),
+            "in Archiver, add '/home/user/a.txt', '/home/user/b.pdf', '/home/user/c.png' and '/home/user/d.xlsx' to the archive list and compress it into a zip archive as '/home/user/kit.zip'"
         );
         // An action on "a recipe" right after selecting one acts on that one.
         assert_eq!(

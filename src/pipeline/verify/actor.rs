@@ -227,13 +227,11 @@ impl OfflineActor {
                     .instruction
                     .starts_with(&format!("{base}{}", paths::COMPUTED_LEAD))
         };
-        let plan = plans
-            .iter()
-            .filter(worded)
-            .max_by_key(|p| p.base_template().len())?;
+        let kinds: Vec<String> = inst.inputs.iter().map(|r| r.kind.clone()).collect();
+        let plan = paths::worded_plan(spec, &plans, &kinds, |p| worded(&p))?;
         let mut desk = start.clone();
         desk.launch(&inst.application).ok()?;
-        paths::actions_of(&desk, plan, &inst.params)
+        paths::actions_of(&desk, &plan, &inst.params)
             .ok()
             .map(|(_, actions)| actions)
     }
