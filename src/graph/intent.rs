@@ -45,8 +45,22 @@ pub fn statement(
     let mut sources: Vec<String> = Vec::new();
     for &v in order {
         let node = &nodes[v];
+        // A message or record that carries files made in the task says which
+        // ("the e-mail 'Trip' sent with the archive '.../trip.zip'"): the
+        // files are what the work before it was for.
+        let carried: Vec<String> = node
+            .inputs
+            .iter()
+            .filter(|r| produced.contains(r) && r.parameter.is_some())
+            .filter(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.is_path()))
+            .map(|r| phrase(catalog, r, node))
+            .collect();
         for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
-            let p = phrase(catalog, r, node);
+            let mut p = phrase(catalog, r, node);
+            let delivers = catalog.kinds.get(&r.kind).is_some_and(|k| k.delivers());
+            if delivers && !carried.is_empty() {
+                p = format!("{p} with {}", join_and(&carried));
+            }
             if catalog.kinds.get(&r.kind).is_some_and(|k| !k.parameter) {
                 push_new(&mut transient, p.clone());
             }
@@ -238,6 +252,36 @@ mod tests {
         let s = statement(&cat, &nodes, &[0], None);
         assert!(s.contains("using the PDF '/home/user/a.pdf'"), "{s}");
         assert!(!s.contains("bob@example.com"), "{s}");
+    }
+
+    #[test]
+    fn a_message_names_the_file_made_in_the_task_that_it_carries() {
+        let cat = catalog();
+        let zip = r("zip_path", Some("/home/user/Documents/trip.zip"));
+        let pdf = [r("pdf_path", Some("/home/user/Documents/plan.pdf"))];
+        let packed = [zip.clone()];
+        let mail_in = [zip, r("email_address", Some("bob@example.com"))];
+        let sent = [r("email_sent", Some("Trip"))];
+        let nodes = [
+            IntentNode {
+                application: "Archiver",
+                instruction: "In Archiver, add '/home/user/Documents/plan.pdf' to the archive list and compress it into a zip archive as '/home/user/Documents/trip.zip'.",
+                inputs: &pdf,
+                outputs: &packed,
+            },
+            IntentNode {
+                application: "Mail",
+                instruction: "In Mail, send the e-mail 'Trip' to 'bob@example.com' with '/home/user/Documents/trip.zip' attached.",
+                inputs: &mail_in,
+                outputs: &sent,
+            },
+        ];
+        let s = statement(&cat, &nodes, &[0, 1], Some("for the summer trip"));
+        assert!(
+            s.starts_with("For the summer trip, I need the e-mail 'Trip' sent with ")
+                && s.contains("'/home/user/Documents/trip.zip'"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -41,7 +41,10 @@
 //! - a task of independent pieces of work (no edge between them) with a
 //!   purpose opens with a goal sentence counting them ("For the summer trip,
 //!   there are three separate things to do."), and each piece's first sentence
-//!   leads with its ordinal ("First,", "Second,", ...).
+//!   leads with its ordinal ("First,", "Second,", ...); so does one piece with
+//!   three or more steps that wait for nothing (files made apart, then zipped
+//!   together: "For the summer trip, three things come first, in any order.
+//!   First, ... Second, ... Third, ... Now, in Archiver, ...").
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.

@@ -576,6 +576,25 @@ fn natural_body(
         }
         _ => false,
     };
+    // One piece that gathers three or more starts (files made apart, then
+    // zipped and mailed together): a goal sentence counts them and each opens
+    // with its ordinal, not with "Separately," "Apart from that," ...
+    let starts = order
+        .iter()
+        .filter(|&&v| !reduction.iter().any(|&(_, b)| b == v))
+        .count();
+    let gathers = match purpose {
+        Some(purpose) if !jobs && pieces == 1 && (3..=ORDINALS.len()).contains(&starts) => {
+            sentences.push(format!(
+                "{}, {} things come first, in any order.",
+                text::capitalize(purpose),
+                COUNTS[starts - 2]
+            ));
+            true
+        }
+        _ => false,
+    };
+    let mut start = 0;
     let mut started = vec![false; pieces];
     for (p, &v) in order.iter().enumerate() {
         let mut preds: Vec<usize> = reduction
@@ -588,6 +607,9 @@ fn natural_body(
         let opens_piece = !std::mem::replace(&mut started[piece[v]], true);
         let sentence = if jobs && opens_piece {
             format!("{} {}", ORDINALS[piece[v]], text::decapitalize(clause))
+        } else if gathers && preds.is_empty() {
+            start += 1;
+            format!("{} {}", ORDINALS[start - 1], text::decapitalize(clause))
         } else if p == 0 {
             match purpose {
                 Some(purpose) => format!(
