@@ -412,6 +412,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
                 depth: 1,
                 copied_beside: false,
                 packs: 0,
+                converted_only: false,
             })
             .collect();
         Some(synth::pipeline::explore::explorer::materialize(

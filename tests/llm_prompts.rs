@@ -123,6 +123,7 @@ fn explorer_prompt() {
             depth: 0,
             copied_beside: false,
             packs: 0,
+            converted_only: false,
         }],
     };
     insta::assert_snapshot!("explorer", show(Prompts::embedded().render(&req).unwrap()));

@@ -103,8 +103,14 @@ pub enum Op {
     Close,
     /// Set a window field (template value).
     SetField { field: String, value: String },
-    /// Append to a window field (calculator keys).
-    AppendField { field: String, value: String },
+    /// Append to a window field: calculator keys, or an item of a list (a
+    /// mail's attachments) with `sep` between items.
+    AppendField {
+        field: String,
+        value: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        sep: String,
+    },
     /// Evaluate the arithmetic in `field` and put the result in `into`.
     Evaluate { field: String, into: String },
     /// Stop unless a condition holds (`doc`, `selection`, `clipboard`, `playing`,

@@ -1089,6 +1089,8 @@ struct Usage {
     /// Does the per-subtask cap hold even so? Yes when the dataset already has
     /// tasks ([`Usage::seed`]).
     capped: bool,
+    /// Nodes of the tasks the dataset already has ([`Usage::seed`]).
+    prior: usize,
 }
 
 impl Usage {
@@ -1108,6 +1110,7 @@ impl Usage {
             count: spec.count,
             on: spec.targets.is_empty() && spec.capability.is_none(),
             capped: false,
+            prior: 0,
         }
     }
 
@@ -1121,6 +1124,7 @@ impl Usage {
         }
         self.nodes += prior.len();
         self.floor += prior.len();
+        self.prior += prior.len();
         self.capped |= !prior.is_empty();
     }
 
@@ -1151,14 +1155,16 @@ impl Usage {
     /// subtasks than the request's nodes over the cap) does it grow by its base
     /// value every [`RELAX_AFTER`] failures.
     fn cap(&self, nodes: usize, tries: u32) -> u32 {
-        // A request added to a stored dataset counts the nodes there are, not
-        // those it hopes to add: a top-up that makes one task of three must not
-        // leave a subtask over the share of the dataset it joins.
-        let total = if self.capped {
-            nodes
-        } else {
-            nodes.max(self.floor)
-        };
+        // A small request added to a stored dataset counts the nodes there
+        // are, not those it hopes to add: a top-up that makes one task of
+        // three must not leave a subtask over the share of the dataset it
+        // joins. A request adding at least as many nodes as the dataset holds
+        // is its bulk (the main composition of `synth run`, after the few
+        // tasks of the capabilities): it counts the nodes it will add, like a
+        // request to an empty dataset, or its first tasks could reuse nothing
+        // those few tasks use.
+        let bulk = !self.capped || self.floor >= 2 * self.prior;
+        let total = if bulk { nodes.max(self.floor) } else { nodes };
         let base = ((MAX_SUBTASK_SHARE * total as f64).floor() as u32).max(1);
         let least = (MAX_SUBTASK_SHARE * self.floor as f64).floor() as usize;
         if least >= 2 && self.subtask.len() * least >= self.floor {
@@ -1795,7 +1801,10 @@ fn gather_seed(
     (0..JOIN_DRAWS)
         .find_map(|_| {
             let x = targets[rng.random_range(0..targets.len())];
-            join_cone_once(world, sc, x, n, rng, true)
+            let g = join_cone_once(world, sc, x, n, rng, true)?;
+            // A seed that fills the slot is the task: an archive with no room
+            // left for the mail that sends it is none.
+            (g.nodes.len() < n || !has_pointless(pool, &g)).then_some(g)
         })
         .map(|g| (sc, g))
 }

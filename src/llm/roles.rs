@@ -254,6 +254,12 @@ pub struct KnownResource {
     /// files a file, since a zip is made to be handed on. Not sent to a model.
     #[serde(skip)]
     pub packs: u32,
+    /// Every subtask that makes it only saves another file in a format that
+    /// is no print (a text file saved as a Word document): a task that sends
+    /// it could send the original, so the offline explorer does not gather it
+    /// with others. Not sent to a model.
+    #[serde(skip)]
+    pub converted_only: bool,
 }
 
 fn is_zero(n: &u32) -> bool {

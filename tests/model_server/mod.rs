@@ -221,6 +221,7 @@ impl Brain {
                     shows,
                     copied_beside: false,
                     packs: 0,
+                    converted_only: false,
                 })
             })
             .collect();

@@ -677,13 +677,13 @@ fn apply_op(
             state.windows[wi].fields.insert(field.clone(), v);
             Ok(None)
         }
-        Op::AppendField { field, value } => {
+        Op::AppendField { field, value, sep } => {
             let v = fill_in(state, value);
-            state.windows[wi]
-                .fields
-                .entry(field.clone())
-                .or_default()
-                .push_str(&v);
+            let f = state.windows[wi].fields.entry(field.clone()).or_default();
+            if !f.is_empty() {
+                f.push_str(sep);
+            }
+            f.push_str(&v);
             Ok(None)
         }
         Op::Evaluate { field, into } => {

@@ -112,8 +112,19 @@ impl OfflineExplorer {
         };
         // A zip of one file is no deliverable (the composer never places
         // one): an application that gathers files into one packs two or more.
+        let wraps = |p: &Plan| {
+            p.slots.iter().any(|s| match &s.role {
+                SlotRole::OutputPath { kind, .. } => {
+                    self.catalog.kinds.get(kind).is_some_and(|k| k.wraps)
+                }
+                _ => false,
+            })
+        };
         all.retain(|p| {
-            is_new(p) && !(paths::gathers(&app.spec, p).is_some() && p.input_kinds().len() == 1)
+            is_new(p)
+                && !(wraps(p)
+                    && paths::gathers(&app.spec, p).is_some()
+                    && p.input_path_kinds().len() == 1)
         });
         bundles.retain(|(p, _)| is_new(p));
         // Bundles lead: the one node that gathers the work of several
@@ -152,6 +163,7 @@ impl OfflineExplorer {
                         shows: None,
                         copied_beside: false,
                         packs: 0,
+                        converted_only: false,
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
@@ -325,12 +337,15 @@ impl OfflineExplorer {
             if let Some(preset) = presets.get(i) {
                 values = preset.clone();
             }
-            let walk = if presets.is_empty() {
-                input_slots_files_first(plan)
-            } else {
-                Vec::new()
-            };
+            // A preset fills the files; the rest (the address a bundle is
+            // mailed to) is walked to fit them.
+            let preset_count = values.len();
+            let walk: Vec<_> = input_slots_files_first(plan)
+                .into_iter()
+                .filter(|s| !values.contains_key(&s.name))
+                .collect();
             for (k, s) in walk.into_iter().enumerate() {
+                let k = k + preset_count;
                 let Some(c) = cands.get(&s.name) else {
                     continue;
                 };
@@ -405,14 +420,27 @@ impl OfflineExplorer {
             if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
                 continue;
             }
-            let stem = plan
+            // Three or more files of one topic are about the topic (a mail
+            // 'Summer trip files'), not about the first of them ('Beach').
+            let topics = &self.catalog.topics;
+            let files: Vec<&str> = plan
                 .slots
                 .iter()
-                .find_map(|s| match &s.role {
-                    SlotRole::InputPath { .. } => values
-                        .get(&s.name)
-                        .map(|v| made_root(&root_stem(v, &self.originals), v, known)),
-                    _ => None,
+                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                .filter_map(|s| values.get(&s.name).map(String::as_str))
+                .collect();
+            let topic_stem = (files.len() >= 3)
+                .then(|| topics.get(topics.of(files).single()?))
+                .flatten()
+                .map(|t| t.name.replace(' ', "_"));
+            let stem = topic_stem
+                .or_else(|| {
+                    plan.slots.iter().find_map(|s| match &s.role {
+                        SlotRole::InputPath { .. } => values
+                            .get(&s.name)
+                            .map(|v| made_root(&root_stem(v, &self.originals), v, known)),
+                        _ => None,
+                    })
                 })
                 .or_else(|| {
                     plan.slots.iter().find_map(|s| match &s.role {
@@ -842,7 +870,7 @@ impl OfflineExplorer {
             let Some(kind) = paths::gathers(spec, p) else {
                 continue;
             };
-            if p.input_kinds().len() != 1 {
+            if p.input_path_kinds().len() != 1 || p.pastes.is_some() {
                 continue;
             }
             let e = base.entry(kind).or_insert(p);
@@ -858,9 +886,17 @@ impl OfflineExplorer {
         for r in known {
             let Some(p) = &r.parameter else { continue };
             let wraps = self.catalog.kinds.get(&r.kind).is_some_and(|k| k.wraps);
+            // A recording or capture of the bare desktop is no one's work to
+            // send on: readers rejected it mailed as a topic's footage.
+            let of_screen = r
+                .shows
+                .as_deref()
+                .is_some_and(|s| s.starts_with("screen ") || s == "command output");
             if r.source == "desktop"
                 || r.source == app
                 || r.copied_beside
+                || r.converted_only
+                || of_screen
                 || wraps
                 || !base.contains_key(&r.kind)
                 || !p.starts_with(vfs::HOME)
@@ -901,8 +937,21 @@ impl OfflineExplorer {
                 }
             }
         }
+        // The largest lists with the most sets first, a bundle of three after
+        // each larger one: five files make wide tasks, three more of them.
         let mut combos: Vec<(Vec<String>, Vec<ParameterSet>)> = combos.into_iter().collect();
         combos.sort_by_key(|(k, sets)| (std::cmp::Reverse(k.len()), std::cmp::Reverse(sets.len())));
+        let (large, three): (Vec<_>, Vec<_>) = combos.into_iter().partition(|(k, _)| k.len() > 3);
+        let mut combos = Vec::new();
+        let (mut large, mut three) = (large.into_iter(), three.into_iter());
+        loop {
+            let (a, b) = (large.next(), three.next());
+            if a.is_none() && b.is_none() {
+                break;
+            }
+            combos.extend(a);
+            combos.extend(b);
+        }
         let mut out: Vec<(Plan, Vec<ParameterSet>)> = Vec::new();
         for (kinds, sets) in combos {
             if out.len() >= BUNDLE_TRIES {
@@ -2356,6 +2405,7 @@ mod tests {
             depth: 1,
             copied_beside: false,
             packs: 0,
+            converted_only: false,
         };
         let plan = "/home/user/Documents/quarterly_plan.csv";
         let total = "/home/user/Documents/quarterly_plan_total_row.csv";
@@ -2497,6 +2547,7 @@ mod tests {
             depth: 0,
             copied_beside: false,
             packs: 0,
+            converted_only: false,
         }
     }
 

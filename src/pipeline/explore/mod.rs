@@ -579,6 +579,38 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     depth
 }
 
+/// The files (of kinds that are no print) that every stored subtask making
+/// them only saves from another file ([`crate::graph::pool::changes_nothing`]):
+/// conversions, whose original a message could carry as well.
+fn converted_only(catalog: &Catalog, stored: &[Subtask]) -> BTreeSet<Resource> {
+    let mut plain: BTreeMap<Resource, bool> = BTreeMap::new();
+    for s in stored {
+        let copies = crate::graph::pool::changes_nothing(&s.instruction_template);
+        for i in 0..s.available_parameters.len() {
+            let Ok((ins, outs)) = instantiate(catalog, s, i) else {
+                continue;
+            };
+            let reads_file = ins
+                .iter()
+                .any(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.is_path()));
+            for o in outs.into_iter().filter(|o| {
+                catalog
+                    .kinds
+                    .get(&o.kind)
+                    .is_some_and(|k| k.is_path() && !k.print && !k.wraps)
+            }) {
+                let e = plain.entry(o).or_insert(true);
+                *e &= copies && reads_file;
+            }
+        }
+    }
+    plain
+        .into_iter()
+        .filter(|(_, c)| *c)
+        .map(|(r, _)| r)
+        .collect()
+}
+
 /// For every archive a stored subtask made of two or more files, how many it
 /// packs.
 fn packed_archives(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32> {
@@ -672,6 +704,7 @@ fn request(
         .collect();
     let shows = shown_contents(desktop.apps(), catalog, stored);
     let packs = packed_archives(catalog, stored);
+    let converted = converted_only(catalog, stored);
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
@@ -680,6 +713,7 @@ fn request(
             shows: r.parameter.as_ref().and_then(|p| shows.get(p)).cloned(),
             copied_beside: copied_beside.contains(&r),
             packs: packs.get(&r).copied().unwrap_or(0),
+            converted_only: converted.contains(&r),
             kind: r.kind,
             parameter: r.parameter,
             source,

@@ -104,6 +104,17 @@ impl Plan {
             .collect()
     }
 
+    /// The kinds of the file slots, in slot order.
+    pub fn input_path_kinds(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter_map(|s| match &s.role {
+                SlotRole::InputPath { kind } => Some(kind.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The instruction template without the computed-output clause: the stable
     /// part the coder matches on.
     pub fn base_template(&self) -> String {
@@ -560,7 +571,7 @@ pub fn plans(app: &AppSpec, catalog: &Catalog) -> Vec<Plan> {
             .any(|s| s.name.starts_with("new_") && matches!(s.role, SlotRole::OutputPath { .. }))
     });
     out.extend(with_mods);
-    let gathered = gathering_variants(app, &out);
+    let gathered = gathering_variants(app, &out, catalog);
     out.extend(gathered);
     // Preset variants: a tab or button that sets a field the producing click reads.
     let mut presets = Vec::new();
@@ -1521,10 +1532,14 @@ fn setter_screen(
         let other = controls(app, &to);
         for s in &other {
             let sets = s.click.iter().find_map(|e| match &e.op {
-                Op::SetField { field, value } if field == name => value
-                    .strip_prefix('{')
-                    .and_then(|v| v.strip_suffix('}'))
-                    .map(str::to_string),
+                Op::SetField { field, value } | Op::AppendField { field, value, .. }
+                    if field == name =>
+                {
+                    value
+                        .strip_prefix('{')
+                        .and_then(|v| v.strip_suffix('}'))
+                        .map(str::to_string)
+                }
                 _ => None,
             });
             let Some(from) = sets else { continue };
@@ -1562,7 +1577,7 @@ fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog
         if !other.iter().any(|s| {
             s.click
                 .iter()
-                .any(|e| matches!(&e.op, Op::SetField { field, .. } if field == name))
+                .any(|e| matches!(&e.op, Op::SetField { field, .. } | Op::AppendField { field, .. } if field == name))
         }) {
             continue;
         }
@@ -1584,16 +1599,22 @@ fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog
     out
 }
 
-/// Renames a slot everywhere (steps, phrases); false when the name is taken.
 /// Paths that gather two files where the spec lets a list be built: a file
 /// selected, then a control clicked that appends the selection to a field the
-/// producing click reads (Archiver's Add before Compress). The variant selects
-/// a second file of the first one's kind (`other_<kind>`) and clicks the same
-/// control again: a zip of two files is something to hand on, a zip of one is
-/// not.
-fn gathering_variants(app: &AppSpec, plans: &[Plan]) -> Vec<Plan> {
+/// producing click reads (Archiver's Add before Compress), when the click
+/// makes an archive. The variant selects a second file of the first one's kind
+/// (`other_<kind>`) and clicks the same control again: a zip of two files is
+/// something to hand on, a zip of one is not. (A mail of several attachments
+/// is a bundle of the explorer's, of files of several applications.)
+fn gathering_variants(app: &AppSpec, plans: &[Plan], catalog: &Catalog) -> Vec<Plan> {
     plans
         .iter()
+        .filter(|p| {
+            p.slots.iter().any(|s| {
+                matches!(&s.role, SlotRole::OutputPath { kind, .. }
+                    if catalog.kinds.get(kind).is_some_and(|k| k.wraps))
+            })
+        })
         .filter_map(|p| {
             let kind = gathers(app, p)?;
             bundle_variant(app, p, &[kind.clone(), kind])
@@ -1609,44 +1630,82 @@ pub fn gathers(app: &AppSpec, plan: &Plan) -> Option<String> {
 
 /// Where a gathering plan selects and appends its file.
 struct Gathering {
-    /// Index of the select step (the append click follows it).
+    /// Index of the first step of the segment that adds one file.
     at: usize,
-    list: String,
+    /// The steps that add one file (`slot` is their file slot): a selection
+    /// and the click that appends it (Archiver's Add), or the click that opens
+    /// a picker, the typed path and the click that appends it and comes back
+    /// (Mail's Attach).
+    segment: Vec<Step>,
     slot: String,
-    adder: String,
     kind: String,
-    /// Index of the phrase "select '{slot}'".
+    /// The label of the control the file goes into (for wording).
+    label: String,
+    /// The phrase that names the file, and how more files are worded in it.
     phrase_at: usize,
+    wording: ListWording,
+}
+
+/// How a bundle's further files are worded.
+enum ListWording {
+    /// "select 'a', add it to the archive list, repeat with 'b' and 'c'".
+    Repeat,
+    /// "with 'a', 'b' and 'c' attached": the quoted file becomes a list.
+    InPlace,
 }
 
 fn gathering_point(app: &AppSpec, p: &Plan) -> Option<Gathering> {
-    let appends_selection = |screen: &str, text: &str| {
-        controls(app, screen).iter().any(|c| {
+    let appends = |text: &str, selection: bool| {
+        app.screens.values().flat_map(|s| &s.controls).any(|c| {
+            let c = c.get_ref();
             c.text == text
-                && c.click.iter().any(|e| {
-                    matches!(&e.op, Op::AppendField { value, .. } if value.contains("{selected"))
+                && c.click.iter().any(|e| match &e.op {
+                    Op::AppendField { value, .. } if selection => value.contains("{selected"),
+                    Op::AppendField { value, .. } => value.starts_with('{') && value.ends_with('}'),
+                    _ => false,
                 })
         })
     };
-    let at = p.steps.windows(2).position(|w| {
-        matches!((&w[0], &w[1]), (Step::SelectPath { .. }, Step::Click(c)) if appends_selection(&p.screen, c))
-    })?;
-    let (Step::SelectPath { list, slot }, Step::Click(adder)) = (&p.steps[at], &p.steps[at + 1])
-    else {
-        return None;
+    let kind_of = |slot: &str| match p.slot(slot).map(|s| &s.role) {
+        Some(SlotRole::InputPath { kind }) if !kind.is_empty() => Some(kind.clone()),
+        _ => None,
     };
-    let Some(SlotRole::InputPath { kind }) = p.slot(slot).map(|s| s.role.clone()) else {
-        return None;
-    };
-    let selected = format!("select '{{{slot}}}'");
-    let phrase_at = p.phrases.iter().position(|ph| *ph == selected)?;
-    (!kind.is_empty()).then(|| Gathering {
-        at,
-        list: list.clone(),
-        slot: slot.clone(),
-        adder: adder.clone(),
-        kind,
-        phrase_at,
+    // A selection and the click on its screen that appends it.
+    let picked = p.steps.windows(2).enumerate().find_map(|(at, w)| match w {
+        [Step::SelectPath { list, slot }, Step::Click(c)]
+            if controls(app, &p.screen).iter().any(|x| x.text == *c) && appends(c, true) =>
+        {
+            let selected = format!("select '{{{slot}}}'");
+            Some(Gathering {
+                at,
+                segment: w.to_vec(),
+                slot: slot.clone(),
+                kind: kind_of(slot)?,
+                label: list.clone(),
+                phrase_at: p.phrases.iter().position(|ph| *ph == selected)?,
+                wording: ListWording::Repeat,
+            })
+        }
+        _ => None,
+    });
+    if picked.is_some() {
+        return picked;
+    }
+    // A picker one click away whose typed path is appended on the way back.
+    p.steps.windows(3).enumerate().find_map(|(at, w)| match w {
+        [Step::Click(_), Step::Type { control, slot }, Step::Click(c)] if appends(c, false) => {
+            let quoted = format!("'{{{slot}}}'");
+            Some(Gathering {
+                at,
+                segment: w.to_vec(),
+                slot: slot.clone(),
+                kind: kind_of(slot)?,
+                label: control.clone(),
+                phrase_at: p.phrases.iter().position(|ph| ph.contains(&quoted))?,
+                wording: ListWording::InPlace,
+            })
+        }
+        _ => None,
     })
 }
 
@@ -1676,14 +1735,24 @@ pub fn worded_plan(
     {
         return Some(p.clone());
     }
-    if input_kinds.len() < 3 {
-        return None;
-    }
     plans
         .iter()
-        .filter(|p| p.input_kinds().len() == 1)
-        .filter(|p| gathers(app, p).as_ref() == input_kinds.first())
-        .filter_map(|p| bundle_variant(app, p, input_kinds))
+        .filter(|p| p.input_path_kinds().len() == 1)
+        .filter_map(|p| {
+            // The subtask's inputs less the plan's other inputs (the address
+            // a bundle is mailed to) are the bundle's files.
+            let mut files = input_kinds.to_vec();
+            for s in &p.slots {
+                if let SlotRole::InputRecord { kind } = &s.role {
+                    let at = files.iter().position(|k| k == kind)?;
+                    files.remove(at);
+                }
+            }
+            let first = gathers(app, p)?;
+            (files.len() >= 3 && files.first() == Some(&first))
+                .then(|| bundle_variant(app, p, &files))
+                .flatten()
+        })
         .find(|p| worded(p))
 }
 
@@ -1723,34 +1792,55 @@ pub fn bundle_variant(app: &AppSpec, plan: &Plan, kinds: &[String]) -> Option<Pl
     {
         return None;
     }
+    let width = g.segment.len();
     for (i, (name, kind)) in names.iter().zip(kinds).enumerate().skip(1) {
-        let at = g.at + 2 * i;
-        v.steps.insert(
-            at,
-            Step::SelectPath {
-                list: g.list.clone(),
-                slot: name.clone(),
-            },
-        );
-        v.steps.insert(at + 1, Step::Click(g.adder.clone()));
+        let at = g.at + width * i;
+        for (j, step) in g.segment.iter().enumerate() {
+            let step = match step {
+                Step::SelectPath { list, .. } => Step::SelectPath {
+                    list: list.clone(),
+                    slot: name.clone(),
+                },
+                Step::Type { control, .. } => Step::Type {
+                    control: control.clone(),
+                    slot: name.clone(),
+                },
+                other => other.clone(),
+            };
+            v.steps.insert(at + j, step);
+        }
         v.slots.push(Slot {
             name: name.clone(),
             role: SlotRole::InputPath { kind: kind.clone() },
-            label: g.list.clone(),
+            label: g.label.clone(),
             says: None,
         });
     }
-    let quoted: Vec<String> = names[1..].iter().map(|n| format!("'{{{n}}}'")).collect();
-    let others = match quoted.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => return None,
-    };
-    let after_add = (g.phrase_at + 2).min(v.phrases.len());
-    v.phrases.insert(after_add, format!("repeat with {others}"));
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{{{n}}}'")).collect();
+    match g.wording {
+        ListWording::Repeat => {
+            let after_add = (g.phrase_at + 2).min(v.phrases.len());
+            v.phrases
+                .insert(after_add, format!("repeat with {}", and_list(&quoted[1..])));
+        }
+        ListWording::InPlace => {
+            let phrase = &mut v.phrases[g.phrase_at];
+            *phrase = phrase.replacen(&quoted[0], &and_list(&quoted), 1);
+        }
+    }
     Some(v)
 }
 
+/// "'a'", "'a' and 'b'", "'a', 'b' and 'c'".
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Renames a slot everywhere (steps, phrases); false when the name is taken.
 fn rename_slot(p: &mut Plan, from: &str, to: &str, role: SlotRole) -> bool {
     if from != to && p.slot(to).is_some() {
         return false;
@@ -2433,6 +2523,62 @@ mod tests {
         ] {
             assert!(zip.contains(name), "{name} not in {zip}");
         }
+    }
+
+    #[test]
+    fn a_mail_attaches_several_files_and_sends_them_in_one_message() {
+        let (d, c) = setup();
+        let app = &d.app("Mail").unwrap().spec;
+        let ps = plans(app, &c);
+        let base = ps
+            .iter()
+            .find(|p| {
+                gathers(app, p).as_deref() == Some("pdf_path")
+                    && p.input_path_kinds().len() == 1
+                    && p.pastes.is_none()
+            })
+            .expect("a mail that attaches one PDF");
+        // Mail makes no archive: no same-kind pairs of its own.
+        assert!(!ps.iter().any(|p| p.slot("other_pdf_path").is_some()));
+        let kinds: Vec<String> = ["pdf_path", "img_path", "xlsx_path"]
+            .map(String::from)
+            .to_vec();
+        let mail = bundle_variant(app, base, &kinds).expect("a mail of three attachments");
+        let wording = mail.base_template();
+        assert!(
+            wording.contains("with '{pdf_path}', '{img_path}' and '{xlsx_path}' attached"),
+            "{wording}"
+        );
+        let attaches = mail
+            .steps
+            .iter()
+            .filter(|s| **s == Step::Click("Attach file".into()))
+            .count();
+        assert_eq!(attaches, 3, "{:?}", mail.steps);
+        // Found again from the subtask's inputs (the address is one of them).
+        let mut inputs = vec!["email_address".to_string()];
+        inputs.extend(kinds.iter().cloned());
+        let found = worded_plan(app, &ps, &inputs, |p| p.base_template() == wording);
+        assert_eq!(found.as_ref(), Some(&mail));
+        let mut v = ParameterSet::new();
+        for (slot, value) in [
+            ("pdf_path", "/home/user/Downloads/invoice_march.pdf"),
+            ("img_path", "/home/user/Pictures/beach.jpg"),
+            ("xlsx_path", "/home/user/Documents/budget.xlsx"),
+            ("email_address", "team@example.com"),
+            ("email_sent", "Paperwork"),
+            ("body", "All three attached."),
+        ] {
+            v.insert(slot.into(), value.into());
+        }
+        let after = execute(&d, &mail, &v).unwrap();
+        let sent = &after.state().collections["sent_mail"];
+        let last = sent.last().expect("a sent mail");
+        assert_eq!(
+            last["attachment"],
+            "/home/user/Downloads/invoice_march.pdf; /home/user/Pictures/beach.jpg; \
+             /home/user/Documents/budget.xlsx"
+        );
     }
 
     #[test]
