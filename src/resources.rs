@@ -80,6 +80,11 @@ pub struct KindSpec {
     /// file is no change of its format.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wraps: bool,
+    /// The action that makes it says it ("set volume to 50"): an instruction
+    /// does not name the value again ("..., giving the setting 'volume=50'"
+    /// reads as a template, not as a request).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implied: bool,
     /// Readers type the value in rather than pick it (an e-mail address typed
     /// into To): a node that makes one (adds the contact) hands nothing to
     /// them, so no dependency joins the two, and only values the desktop

@@ -486,10 +486,12 @@ fn top_up_levels(
     Ok(made)
 }
 
-/// Composes a few tasks for every capability (OmniBench table 12) no stored task
+/// Composes a task for every capability (OmniBench table 12) no stored task
 /// tests yet, the same way as [`top_up_levels`]: inside the intents first, over the
-/// pool's components otherwise. A capability the pool cannot give stays empty and
-/// `synth stats` warns about it.
+/// pool's components otherwise. One each: a wide task's producers are the
+/// pool's most read subtasks, and every use here is one the main composition's
+/// joins lack under the per-subtask share. A capability the pool cannot give
+/// stays empty and `synth stats` warns about it.
 fn top_up_capabilities(
     compose_defaults: &ComposeDefaults,
     cx: &StageContext<'_>,
@@ -510,7 +512,7 @@ fn top_up_capabilities(
         for no_intents in [false, true] {
             let mut argv = vec![
                 "--count",
-                "2",
+                "1",
                 "--profile",
                 "free",
                 "--capability",

@@ -409,6 +409,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 machine_text: false,
                 wraps: false,
                 typed: false,
+                implied: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

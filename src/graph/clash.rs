@@ -217,6 +217,7 @@ mod tests {
                 machine_text: false,
                 wraps: false,
                 typed: false,
+                implied: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

@@ -798,6 +798,7 @@ pub(crate) mod tests {
                     machine_text: false,
                     wraps: false,
                     typed: name == "address",
+                    implied: false,
                     rendered_by: vec![],
                     print: false,
                     tracker: false,

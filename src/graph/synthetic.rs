@@ -85,6 +85,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 machine_text: false,
                 wraps: false,
                 typed: false,
+                implied: false,
                 rendered_by: vec![],
                 print: false,
                 tracker: false,

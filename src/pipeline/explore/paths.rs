@@ -126,12 +126,16 @@ impl Plan {
     /// kind's phrase in `resources.toml`.
     pub fn template(&self, computed: &[String], catalog: &Catalog) -> String {
         let mut t = self.base_template();
+        let computed: Vec<&String> = computed
+            .iter()
+            .filter(|k| !catalog.kinds.get(*k).is_some_and(|k| k.implied))
+            .collect();
         if !computed.is_empty() {
             let names: Vec<String> = computed
                 .iter()
                 .map(|k| {
                     let placeholder = format!("{{{k}}}");
-                    match catalog.kinds.get(k) {
+                    match catalog.kinds.get(*k) {
                         Some(kind) => kind.phrase_for(Some(&placeholder)),
                         None => format!("'{placeholder}'"),
                     }
