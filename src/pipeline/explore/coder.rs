@@ -188,7 +188,7 @@ impl OfflineCoder {
                     .map(|s| s.name.as_str())
                     .collect();
                 if let (Some(zip), true) = (&bundle, packed.len() >= 2) {
-                    for slot in packed {
+                    for &slot in &packed {
                         let file = format!("{slot}_file");
                         if req.parameters.is_empty()
                             || !req.parameters.iter().all(|p| p.contains_key(&file))
@@ -201,6 +201,20 @@ impl OfflineCoder {
                                 text: format!("{{{file}}}"),
                             },
                             format!("'{{{zip}}}' does not hold '{{{file}}}'"),
+                        );
+                    }
+                }
+                // A message that carries several files lists each of them
+                // (Mail's attachments, then its Sent list): a demonstration
+                // that attaches one and sends is no bundle either.
+                let gathers = app.is_some_and(|a| paths::gathers(a, plan).is_some());
+                if bundle.is_none() && gathers && packed.len() >= 2 {
+                    for slot in packed {
+                        push(
+                            CheckCall::CheckTextExistsViaControl {
+                                text: format!("{{{slot}}}"),
+                            },
+                            format!("'{{{slot}}}' is not attached"),
                         );
                     }
                 }

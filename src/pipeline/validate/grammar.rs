@@ -42,9 +42,11 @@
 //!   purpose opens with a goal sentence counting them ("For the summer trip,
 //!   there are three separate things to do."), and each piece's first sentence
 //!   leads with its ordinal ("First,", "Second,", ...); so does one piece with
-//!   three or more steps that wait for nothing (files made apart, then zipped
-//!   together: "For the summer trip, three things come first, in any order.
-//!   First, ... Second, ... Third, ... Now, in Archiver, ...").
+//!   three or more steps that wait for nothing and come first in the order
+//!   (files made apart, then zipped or mailed together: "For the summer trip,
+//!   three things come first, in any order. First, ... Second, ... Third, ...
+//!   Now, in Mail, ..."); when a start's branch goes on before the others
+//!   begin, the starts are not counted.
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.

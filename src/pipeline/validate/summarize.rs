@@ -583,8 +583,16 @@ fn natural_body(
         .iter()
         .filter(|&&v| !reduction.iter().any(|&(_, b)| b == v))
         .count();
+    // Only when the starts lead the order: a start whose branch goes on
+    // before the join ("First, ... Then, ... Second, ...") would muddle the
+    // count.
+    let starts_lead = order[..starts.min(order.len())]
+        .iter()
+        .all(|&v| !reduction.iter().any(|&(_, b)| b == v));
     let gathers = match purpose {
-        Some(purpose) if !jobs && pieces == 1 && (3..=ORDINALS.len()).contains(&starts) => {
+        Some(purpose)
+            if !jobs && pieces == 1 && starts_lead && (3..=ORDINALS.len()).contains(&starts) =>
+        {
             sentences.push(format!(
                 "{}, {} things come first, in any order.",
                 text::capitalize(purpose),
@@ -842,6 +850,49 @@ fn mentions(part: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn starts_are_counted_only_when_they_lead_the_order() {
+        let ids: Vec<String> = (0..5).map(|i| format!("n{i}")).collect();
+        let edge = |a: usize, b: usize| (ids[a].clone(), ids[b].clone());
+        let texts = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        // Three starts, then the step that gathers them and one after it.
+        let gather = Relations::new(
+            ids.clone(),
+            &[edge(0, 3), edge(1, 3), edge(2, 3), edge(3, 4)],
+        );
+        let clauses = texts(&[
+            "in A, save '/f0'",
+            "in B, save '/f1'",
+            "in C, save '/f2'",
+            "in D, pack '/f0', '/f1' and '/f2' as '/f3'",
+            "in E, send '/f3'",
+        ]);
+        let body = natural_body(&gather, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
+        assert!(
+            body.starts_with("For the trip, three things come first, in any order. First, in A"),
+            "{body}"
+        );
+        assert!(body.contains("Third, in C"), "{body}");
+        // A start whose branch goes on before the others begin: no count, no
+        // ordinals ("First, ... Then, ... Second," would muddle it).
+        let branch = Relations::new(
+            ids.clone(),
+            &[edge(0, 1), edge(1, 4), edge(2, 4), edge(3, 4)],
+        );
+        let clauses = texts(&[
+            "in A, save '/f0'",
+            "in B, open '/f0' and save '/f1'",
+            "in C, save '/f2'",
+            "in D, save '/f3'",
+            "in E, send '/f1', '/f2' and '/f3'",
+        ]);
+        let body = natural_body(&branch, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
+        assert!(
+            !body.contains("come first") && !body.contains("Second,"),
+            "{body}"
+        );
+    }
 
     #[test]
     fn outputs_the_application_names_read_as_a_person_says_them() {
