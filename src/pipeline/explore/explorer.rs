@@ -30,7 +30,7 @@ struct Attempt<'a> {
     presets: &'a [ParameterSet],
 }
 
-/// Bundle plans (several applications' files gathered into one archive)
+/// Bundle plans (several applications' files gathered into one archive or mail)
 /// proposed per application at most ([`OfflineExplorer::bundle_plans`]).
 const BUNDLE_PLANS: usize = 6;
 
@@ -850,13 +850,13 @@ impl OfflineExplorer {
     }
 
     /// Plans that gather several files made by other applications into one
-    /// (an archive of a topic's work): per topic, [`BUNDLE_PICKS`] bundles of
-    /// its made files of kinds a gathering plan of `plans` selects, none made
-    /// beside a copy ([`Self::bundle_pick`]); each bundle of three or more
-    /// gives a parameter set of its kinds (and, when it has more, one of its
-    /// first three). A plan per kind list, with the sets of every topic that
-    /// fills it: at most [`BUNDLE_TRIES`] plans, the largest first, then those
-    /// with the most sets.
+    /// (an archive or a mail of a topic's work): per topic, [`BUNDLE_PICKS`]
+    /// bundles of its made files of kinds a gathering plan of `plans` selects,
+    /// none made beside a copy ([`Self::bundle_pick`]); each bundle of three or
+    /// more gives a parameter set of its kinds (and, when it has more, one of
+    /// its first three). A plan per kind list, with the sets of every topic
+    /// that fills it: at most [`BUNDLE_TRIES`] plans, the largest with the most
+    /// sets first, a bundle of three after each larger one.
     fn bundle_plans(
         &self,
         spec: &crate::env::spec::AppSpec,
