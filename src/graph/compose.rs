@@ -1761,9 +1761,10 @@ fn join_cone(
 
 /// Seeds a wide slot from the joining side: a member of `scope` (or, when it
 /// has none, of another scope with `n` or more members) that reads `width` or
-/// more files made in the task (an archive of several applications' work),
-/// with the cone of their producers. `None` when no draw gives a sound cone
-/// of at most `n` nodes.
+/// more files made in the task (an archive or a mail of several
+/// applications' work), with the cone of their producers. `None` when no draw
+/// gives a cone of at most `n` nodes that joins, and that is sound when it
+/// fills the slot.
 fn gather_seed(
     world: &World<'_, '_>,
     scope: usize,

@@ -173,14 +173,7 @@ impl OfflineCoder {
                 );
                 // An archive that gathers several files holds each of them: a
                 // demonstration that adds one and compresses is no bundle.
-                let bundle = plan.slots.iter().find_map(|s| match &s.role {
-                    paths::SlotRole::OutputPath { kind, .. }
-                        if self.catalog.kinds.get(kind).is_some_and(|k| k.wraps) =>
-                    {
-                        Some(s.name.clone())
-                    }
-                    _ => None,
-                });
+                let bundle = plan.wrapping_output(&self.catalog).map(|s| s.name.clone());
                 let packed: Vec<&str> = plan
                     .slots
                     .iter()

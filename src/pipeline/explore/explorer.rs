@@ -112,17 +112,9 @@ impl OfflineExplorer {
         };
         // A zip of one file is no deliverable (the composer never places
         // one): an application that gathers files into one packs two or more.
-        let wraps = |p: &Plan| {
-            p.slots.iter().any(|s| match &s.role {
-                SlotRole::OutputPath { kind, .. } => {
-                    self.catalog.kinds.get(kind).is_some_and(|k| k.wraps)
-                }
-                _ => false,
-            })
-        };
         all.retain(|p| {
             is_new(p)
-                && !(wraps(p)
+                && !(p.wrapping_output(&self.catalog).is_some()
                     && paths::gathers(&app.spec, p).is_some()
                     && p.input_path_kinds().len() == 1)
         });

@@ -104,6 +104,15 @@ impl Plan {
             .collect()
     }
 
+    /// The output slot of a kind that wraps other files (the zip an archive
+    /// plan makes), if any.
+    pub fn wrapping_output(&self, catalog: &Catalog) -> Option<&Slot> {
+        self.slots.iter().find(|s| {
+            matches!(&s.role, SlotRole::OutputPath { kind, .. }
+                if catalog.kinds.get(kind).is_some_and(|k| k.wraps))
+        })
+    }
+
     /// The kinds of the file slots, in slot order.
     pub fn input_path_kinds(&self) -> Vec<String> {
         self.slots
@@ -1613,12 +1622,7 @@ fn picker_kinds(app: &AppSpec, cs: &[ControlSpec], name: &str, catalog: &Catalog
 fn gathering_variants(app: &AppSpec, plans: &[Plan], catalog: &Catalog) -> Vec<Plan> {
     plans
         .iter()
-        .filter(|p| {
-            p.slots.iter().any(|s| {
-                matches!(&s.role, SlotRole::OutputPath { kind, .. }
-                    if catalog.kinds.get(kind).is_some_and(|k| k.wraps))
-            })
-        })
+        .filter(|p| p.wrapping_output(catalog).is_some())
         .filter_map(|p| {
             let kind = gathers(app, p)?;
             bundle_variant(app, p, &[kind.clone(), kind])
