@@ -255,6 +255,39 @@ fn offline_explore_covers_the_desktop_with_chains() {
     println!("{n} instances, {} edges, longest chain {longest}, widest fan-out {widest}, {most_categories} categories in one component", pool.edge_count());
 }
 
+/// An application's proposals that make a record come before those that read
+/// one, so a recipe added is also a recipe exported: a chain that goes on in
+/// the application (add the lentil soup, export it, make its PDF, mail it).
+#[test]
+fn a_record_an_application_adds_is_one_it_goes_on_with() {
+    let (_, subtasks, _) = explored();
+    let values = |s: &Subtask, slot: &str| -> BTreeSet<String> {
+        s.available_parameters
+            .iter()
+            .filter_map(|p| p.get(slot).cloned())
+            .collect()
+    };
+    let recipes: Vec<&Subtask> = subtasks
+        .iter()
+        .filter(|s| s.application == "Recipes")
+        .collect();
+    let added: BTreeSet<String> = recipes
+        .iter()
+        .filter(|s| s.output_resources.iter().any(|k| k == "recipe_name"))
+        .flat_map(|s| values(s, "recipe_name"))
+        .collect();
+    let exported: BTreeSet<String> = recipes
+        .iter()
+        .filter(|s| s.output_resources.iter().any(|k| k == "txt_path"))
+        .flat_map(|s| values(s, "recipe_name"))
+        .collect();
+    assert!(!added.is_empty(), "Recipes adds no recipe");
+    assert!(
+        added.iter().any(|r| exported.contains(r)),
+        "no added recipe is exported: added {added:?}, exported {exported:?}"
+    );
+}
+
 /// A browser prints an article, a recipe or a page of figures, never a site's
 /// home page (`[shows]` in desktop.toml: "home page"), and a made file keeps
 /// the content it was made from when edited further; and a subtask that joins

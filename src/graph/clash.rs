@@ -279,6 +279,52 @@ mod tests {
     }
 
     #[test]
+    fn a_picture_inserted_into_a_document_is_read_not_edited() {
+        let mut cat = tiny_catalog();
+        for (kind, ext) in [("doc", "docx"), ("img", "png")] {
+            cat.kinds.get_mut(kind).unwrap().file_kinds = vec![ext.into()];
+        }
+        let (doc, pic) = ("/report.docx", "/photo.png");
+        let subs = vec![
+            // The picture has a slot of its own: it is joined into the report.
+            subtask(
+                "insert",
+                "Writer",
+                &["doc", "img:other_img"],
+                &["clip"],
+                &[&[("doc", doc), ("other_img", pic)]],
+            ),
+            // Both by kind alone: nothing says which one is opened.
+            subtask(
+                "either",
+                "Writer",
+                &["doc", "img"],
+                &["clip"],
+                &[&[("doc", doc), ("img", pic)]],
+            ),
+            subtask("crop", "Image Editor", &["img"], &[], &[&[("img", pic)]]),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some(doc.into())),
+            Resource::new("img", Some(pic.into())),
+        ]
+        .into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_edited_inputs(|s| s.id.0 != "crop");
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let (insert, either, crop) = (find("insert"), find("either"), find("crop"));
+        assert_eq!(
+            pool.instance(insert).modifies,
+            vec![Resource::new("doc", Some(doc.into()))]
+        );
+        // The report changes, the picture does not: cropping a copy of it
+        // beside the insertion clashes with nothing.
+        assert!(clashes(&pool, &[insert, crop]).is_empty());
+        assert_eq!(pool.instance(either).modifies.len(), 2);
+        assert_eq!(clashes(&pool, &[either, crop]).len(), 1);
+    }
+
+    #[test]
     fn an_in_place_edit_is_ordered_before_its_readers() {
         let cat = tiny_catalog();
         let d = [("doc", "/d")];

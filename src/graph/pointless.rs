@@ -72,6 +72,14 @@
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
 //!   carries it: it could carry the original.
 //!
+//! - a **paste under another name** ([`PointlessKind::PastedUnderAnotherName`]):
+//!   a named record (a recipe, a note) whose pasted content was copied from
+//!   something its name does not name (the lentil soup page's text as the
+//!   steps of a curry).
+//! - an **attachment left behind** ([`PointlessKind::AttachmentLeftBehind`]):
+//!   a record made to hold a file (a note with a PDF attached) saved as plain
+//!   text, which keeps the record's words and loses the file.
+//!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
 
@@ -166,6 +174,16 @@ pub enum PointlessKind {
     /// uses the copy (`b == a`): the same content in a new format is no
     /// result. (Plain text is [`PointlessKind::TextOnlyCopy`].)
     BareConversion,
+    /// Node `b` makes a named record (a recipe 'Red lentil curry', a note, an
+    /// e-mail by its subject) with content node `a` copied from something
+    /// whose names share no word with the record's: the banana pancakes'
+    /// text as the steps of a lentil curry.
+    PastedUnderAnotherName,
+    /// Node `b` saves as plain text a record node `a` made to hold a file (a
+    /// note with a PDF attached exported as a .txt): the text keeps the
+    /// record's words and leaves the file behind, so whatever the text is
+    /// used for, the file's work is lost on the way.
+    AttachmentLeftBehind,
 }
 
 impl PointlessKind {
@@ -990,6 +1008,20 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             kind: PointlessKind::ConvertedToCarry,
         });
     }
+    for (a, b) in pasted_under_another_name(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::PastedUnderAnotherName,
+        });
+    }
+    for (a, b) in attachments_left_behind(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::AttachmentLeftBehind,
+        });
+    }
     for (a, b) in unused_edits(pool, nodes, has_successor) {
         found.push(Pointless {
             a,
@@ -1124,6 +1156,107 @@ fn unrelated_pastes(pool: &Pool<'_>, nodes: &[usize], x: usize) -> Vec<usize> {
             let copied = c != x && pool.slim[c].outputs.binary_search(&h).is_ok();
             if copied && !read_stems(pool, c).iter().any(|t| carried.contains(t)) {
                 found.push(a);
+            }
+        }
+    }
+    found
+}
+
+/// Is resource `r` a named record: no file, no holder's content, with a value
+/// (a recipe's name, a note's title, a mail's subject)?
+fn is_named_record(pool: &Pool<'_>, r: u32) -> bool {
+    !is_path(pool, r) && !pool.is_held(r) && pool.resource(r as usize).parameter.is_some()
+}
+
+/// The lower-case words of three or more letters in `text`: what ties a name
+/// to a file, a page or another name ('lentil' in 'Lentil soup' and in
+/// `https://recipes.example.com/lentil-soup`).
+fn name_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// (a, b) pairs of [`PointlessKind::PastedUnderAnotherName`]: `b` pastes
+/// what `a` copied into a named record, and half or more of the record
+/// name's words appear in none of `a`'s values ('Red lentil curry' with the
+/// text of the lentil soup page; 'Lentil soup' is that page's). A message is
+/// left to [`PointlessKind::UnrelatedPaste`] (its subject is a sentence), and
+/// a name of no such word (a title 'Hi') says nothing.
+fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let sends = |r: u32| {
+        pool.catalog()
+            .kinds
+            .get(&pool.resource(r as usize).kind)
+            .is_some_and(|k| k.sends)
+    };
+    for (b, &y) in nodes.iter().enumerate() {
+        let s = &pool.slim[y];
+        let named: Vec<String> = s
+            .outputs
+            .iter()
+            .filter(|&&r| {
+                is_named_record(pool, r) && !sends(r) && s.inputs.binary_search(&r).is_err()
+            })
+            .filter_map(|&r| pool.resource(r as usize).parameter.as_deref())
+            .flat_map(name_words)
+            .collect();
+        if named.is_empty() {
+            continue;
+        }
+        for &h in s.inputs.iter().filter(|&&r| pool.is_held(r)) {
+            for (a, &x) in nodes.iter().enumerate() {
+                if x == y || pool.slim[x].outputs.binary_search(&h).is_err() {
+                    continue;
+                }
+                let index = pool.instance(x).parameter_index;
+                let source: Vec<String> = pool
+                    .subtask_of(x)
+                    .available_parameters
+                    .get(index)
+                    .into_iter()
+                    .flat_map(|p| p.values())
+                    .flat_map(|v| name_words(v))
+                    .collect();
+                let shared = named.iter().filter(|w| source.contains(w)).count();
+                if 2 * shared <= named.len() {
+                    found.push((a, b));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// (a, b) pairs of [`PointlessKind::AttachmentLeftBehind`]: `a` makes a
+/// named record from a file it reads, and `b` reads that record and no file
+/// and saves plain text.
+fn attachments_left_behind(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (a, &x) in nodes.iter().enumerate() {
+        let sa = &pool.slim[x];
+        if !sa.inputs.iter().any(|&r| is_path(pool, r)) {
+            continue;
+        }
+        let records = sa
+            .outputs
+            .iter()
+            .filter(|&&r| is_named_record(pool, r) && sa.inputs.binary_search(&r).is_err());
+        for &rec in records {
+            for (b, &y) in nodes.iter().enumerate() {
+                let sb = &pool.slim[y];
+                if y != x
+                    && sb.inputs.binary_search(&rec).is_ok()
+                    && !sb.inputs.iter().any(|&r| is_path(pool, r))
+                    && sb
+                        .outputs
+                        .iter()
+                        .any(|&r| is_path(pool, r) && keeps_nothing(pool, r))
+                {
+                    found.push((a, b));
+                }
             }
         }
     }
@@ -1637,10 +1770,81 @@ mod tests {
     }
 
     #[test]
+    fn a_record_takes_pasted_content_only_under_its_own_name() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        // "img" stands for a recipe here: a parameterised kind, no file.
+        let page = [("url", "https://recipes.example.com/lentil-soup")];
+        let subs = vec![
+            subtask("copy", "Browser", &[], &["clip"], &[&page]),
+            subtask(
+                "add",
+                "Recipes",
+                &["clip"],
+                &["img"],
+                &[
+                    &[("img", "Lentil soup")],
+                    &[("img", "Red lentil curry")],
+                    &[("img", "Hi")],
+                ],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let copy = find("copy", 0);
+        assert!(findings(&pool, &[copy, find("add", 0)]).is_empty());
+        assert_eq!(
+            findings(&pool, &[copy, find("add", 1)]),
+            vec![(0, 1, PointlessKind::PastedUnderAnotherName)],
+            "the lentil soup page as a curry's steps"
+        );
+        assert!(
+            findings(&pool, &[copy, find("add", 2)]).is_empty(),
+            "a name of no word of three letters says nothing"
+        );
+    }
+
+    #[test]
+    fn a_record_holding_a_file_is_not_saved_as_plain_text() {
+        let cat = office_catalog();
+        // "img" stands for a note here: a parameterised kind, no file.
+        let subs = vec![
+            subtask(
+                "attach",
+                "Notes",
+                &["pdf"],
+                &["img"],
+                &[&[("pdf", "/home/user/a.pdf"), ("img", "Reference: a")]],
+            ),
+            subtask("write", "Notes", &[], &["img"], &[&[("img", "Groceries")]]),
+            subtask(
+                "export",
+                "Notes",
+                &["img"],
+                &["txt"],
+                &[
+                    &[("img", "Reference: a"), ("txt", "/home/user/a_note.txt")],
+                    &[("img", "Groceries"), ("txt", "/home/user/groceries.txt")],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> =
+            [Resource::new("pdf", Some("/home/user/a.pdf".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        assert_eq!(
+            findings(&pool, &[find("attach", 0), find("export", 0)]),
+            vec![(0, 1, PointlessKind::AttachmentLeftBehind)]
+        );
+        assert!(findings(&pool, &[find("write", 0), find("export", 1)]).is_empty());
+    }
+
+    #[test]
     fn a_message_carries_a_file_and_text_copied_from_that_file_only() {
         let mut cat = tiny_catalog();
         cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["txt".into()];
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        cat.kinds.get_mut("img").unwrap().sends = true;
         let a = [("doc", "/home/user/Documents/a.txt")];
         let b = [("doc", "/home/user/Documents/b.txt")];
         let b_sent = [("doc", "/home/user/Documents/b.txt"), ("img", "news")];

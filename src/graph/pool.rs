@@ -404,16 +404,24 @@ impl<'a> Pool<'a> {
     /// modified: the subtask changes the file it opens (a property, a line, a save),
     /// so a task must order it against every other node that reads that file. Only
     /// inputs of path kinds (`file_kinds` or `directory` in `resources.toml`) are
-    /// marked. Marks add to what is already marked (in-place edits stay).
+    /// marked, and of those not a file joined into the one it opens (see
+    /// [`joined_in`]): inserting a picture into a report changes the report,
+    /// not the picture. Marks add to what is already marked (in-place edits
+    /// stay).
     pub fn mark_edited_inputs(&mut self, edits: impl Fn(&Subtask) -> bool) {
         for (i, inst) in self.instances.iter_mut().enumerate() {
-            if !edits(&self.subtasks[inst.subtask]) {
+            let subtask = &self.subtasks[inst.subtask];
+            if !edits(subtask) {
                 continue;
             }
+            let joined = joined_in(subtask, inst.parameter_index);
             let slim = &mut self.slim[i];
             let mut modifies: Vec<u32> = slim.modifies.to_vec();
             for &r in slim.inputs.iter() {
                 let res = &self.resources[r as usize];
+                if res.parameter.as_ref().is_some_and(|v| joined.contains(v)) {
+                    continue;
+                }
                 if self
                     .catalog
                     .kinds
@@ -744,6 +752,33 @@ pub(crate) fn intersects(a: &[u32], b: &[u32]) -> bool {
         }
     }
     false
+}
+
+/// The values of the files `subtask` (parameter set `p`) joins into the one it
+/// opens: inputs declared with a slot of their own (`img_path:other_img_path`,
+/// a picture inserted; `pdf_path:other_pdf_path`, a PDF appended) beside an
+/// input declared by its kind alone (the document opened), when they are not
+/// also the opened one. Empty when every input is declared one way (nothing
+/// says which file is opened, so each may be).
+fn joined_in(subtask: &Subtask, p: usize) -> BTreeSet<String> {
+    let Some(values) = subtask.available_parameters.get(p) else {
+        return BTreeSet::new();
+    };
+    let (bare, slotted): (Vec<&String>, Vec<&String>) = subtask
+        .input_resources
+        .iter()
+        .partition(|d| !d.contains(':'));
+    let opened: BTreeSet<&String> = bare.iter().filter_map(|k| values.get(*k)).collect();
+    if opened.is_empty() {
+        return BTreeSet::new();
+    }
+    slotted
+        .iter()
+        .filter_map(|d| d.split_once(':').map(|(_, slot)| slot))
+        .filter_map(|slot| values.get(slot))
+        .filter(|v| !opened.contains(v))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

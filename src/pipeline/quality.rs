@@ -127,6 +127,12 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::ConvertedToCarry => {
                 format!("{a} converts a file only for {b} to carry it, which could carry the original")
             }
+            PointlessKind::PastedUnderAnotherName => {
+                format!("{b} names what it makes after something other than what {a} copied for it")
+            }
+            PointlessKind::AttachmentLeftBehind => {
+                format!("{b} saves as plain text a record {a} made to hold a file, leaving the file behind")
+            }
         });
     }
     let artefacts = template_artefacts(high);

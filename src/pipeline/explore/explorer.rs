@@ -123,7 +123,11 @@ impl OfflineExplorer {
         // applications (a launch kit zipped from the deck's PDF, the budget's
         // PDF and the product photo) is what makes tasks wide.
         let mut ordered: Vec<(Plan, Vec<ParameterSet>)> = bundles;
-        ordered.extend(diversify(all).into_iter().map(|p| (p, Vec::new())));
+        ordered.extend(
+            makers_first(diversify(all))
+                .into_iter()
+                .map(|p| (p, Vec::new())),
+        );
         let mut out = Vec::new();
         let mut used_inputs: BTreeMap<String, usize> = BTreeMap::new();
         let mut bundled = 0;
@@ -142,6 +146,19 @@ impl OfflineExplorer {
                 self.try_plan(attempt, req, &known, &mut taken, seed, &mut used_inputs)
             {
                 bundled += usize::from(!presets.is_empty());
+                // What it made is one hand-off deeper than what it read.
+                let depth = 1 + known
+                    .iter()
+                    .filter(|r| {
+                        r.parameter.as_ref().is_some_and(|v| {
+                            p.available_parameters
+                                .iter()
+                                .any(|set| set.values().any(|x| x == v))
+                        })
+                    })
+                    .map(|r| r.depth)
+                    .max()
+                    .unwrap_or(0);
                 out.push(p);
                 let fresh: Vec<KnownResource> = made
                     .into_iter()
@@ -150,7 +167,7 @@ impl OfflineExplorer {
                         kind: r.kind,
                         parameter: r.parameter,
                         source: req.application.clone(),
-                        depth: 1,
+                        depth,
                         readers: 0,
                         shows: None,
                         copied_beside: false,
@@ -884,8 +901,11 @@ impl OfflineExplorer {
                 .shows
                 .as_deref()
                 .is_some_and(|s| s.starts_with("screen ") || s == "command output");
+            // A made file of depth 0 is a detour's (a PDF taken back to
+            // text, a note's attachment left behind): nothing to send on.
             if r.source == "desktop"
                 || r.source == app
+                || r.depth == 0
                 || r.copied_beside
                 || r.converted_only
                 || of_screen
@@ -1201,6 +1221,32 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
         round += 1;
     }
     out
+}
+
+/// `plans` with those that make a record another plan of the application reads
+/// first (adding a recipe before exporting one, recording an expense before
+/// selecting one), keeping the order otherwise. A record made earlier in the
+/// same proposal is a known resource of the later plans, so the recipe just
+/// added is the one exported: a chain that goes on in the application. Files
+/// do not chain this way (an application is not handed a file it made).
+fn makers_first(plans: Vec<Plan>) -> Vec<Plan> {
+    let record_inputs: BTreeSet<String> = plans
+        .iter()
+        .flat_map(|p| &p.slots)
+        .filter_map(|s| match &s.role {
+            SlotRole::InputRecord { kind } => Some(kind.clone()),
+            _ => None,
+        })
+        .collect();
+    let makes_read_record = |p: &Plan| {
+        p.slots.iter().any(
+            |s| matches!(&s.role, SlotRole::OutputRecord { kind } if record_inputs.contains(kind)),
+        ) && p.input_kinds().iter().all(|k| !record_inputs.contains(k))
+    };
+    let (mut makers, rest): (Vec<Plan>, Vec<Plan>) =
+        plans.into_iter().partition(|p| makes_read_record(p));
+    makers.extend(rest);
+    makers
 }
 
 /// One producer's paths with every kind of input first once, then the variants:

@@ -539,8 +539,20 @@ fn shown_contents(
 /// PDF, a sheet saved as CSV) adds nothing unless it starts the chain: a file
 /// converted three times is no deeper work than the file, and a reader offered
 /// it first would end chains that a composed task never keeps.
+///
+/// Three ways out of a chain lead nowhere a composed task goes on from, so
+/// what they make, and what is made from that, counts 0 (a reader is offered
+/// it last, and a bundle never): a print taken out of its format (a PDF
+/// converted to text or to a Word document); a record made to hold a file (a
+/// note with a PDF attached) saved as a file of its own, which keeps the
+/// record's words and leaves the held file behind; and a markup file's source
+/// made into a file of another kind where nothing renders it (a CSV printed
+/// as text in an editor: `rendered_by` in `resources.toml`).
 fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32> {
-    let instances: Vec<(Vec<Resource>, Vec<Resource>, u32)> = stored
+    let kind_of = |r: &Resource| catalog.kinds.get(&r.kind);
+    let is_file = |r: &Resource| kind_of(r).is_some_and(|k| k.is_path());
+    let is_print = |r: &Resource| kind_of(r).is_some_and(|k| k.print);
+    let instances: Vec<(Vec<Resource>, Vec<Resource>, u32, &str)> = stored
         .iter()
         .flat_map(|s| {
             let step = u32::from(!crate::graph::pool::changes_nothing(
@@ -548,15 +560,49 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
             ));
             (0..s.available_parameters.len()).filter_map(move |i| {
                 let (ins, outs) = instantiate(catalog, s, i).ok()?;
-                Some((ins, outs, step))
+                Some((ins, outs, step, s.application.as_str()))
             })
         })
         .collect();
+    // Records made from a file (held files), and what leads nowhere.
+    let mut holds_file: BTreeSet<&Resource> = BTreeSet::new();
+    for (ins, outs, _, _) in &instances {
+        if ins.iter().any(is_file) {
+            holds_file.extend(outs.iter().filter(|o| !is_file(o) && o.parameter.is_some()));
+        }
+    }
+    let dead_end = |ins: &[Resource], o: &Resource, app: &str| {
+        let from_print = ins.iter().any(|i| is_print(i) && i.kind != o.kind) && !is_print(o);
+        let unwraps = !ins.iter().any(is_file) && ins.iter().any(|i| holds_file.contains(i));
+        let as_prose = ins.iter().any(|i| {
+            kind_of(i).is_some_and(|k| {
+                !k.rendered_by.is_empty() && !k.rendered_by.iter().any(|a| a == app)
+            }) && i.kind != o.kind
+        });
+        is_file(o) && !kind_of(o).is_some_and(|k| k.wraps) && (from_print || unwraps || as_prose)
+    };
+    // What a dead end makes, and everything made from it (a file is marked
+    // before its readers are looked at; bounded like the depths below).
+    let mut dead: BTreeSet<&Resource> = BTreeSet::new();
+    for _ in 0..=instances.len().min(64) {
+        let before = dead.len();
+        for (ins, outs, _, app) in &instances {
+            let behind_dead = ins.iter().any(|i| is_file(i) && dead.contains(i));
+            for o in outs.iter().filter(|o| o.parameter.is_some() && is_file(o)) {
+                if behind_dead || dead_end(ins, o, app) {
+                    dead.insert(o);
+                }
+            }
+        }
+        if dead.len() == before {
+            break;
+        }
+    }
     let mut depth: BTreeMap<Resource, u32> = BTreeMap::new();
     // Longest paths by relaxation; bounded so a cycle cannot loop forever.
     for _ in 0..=instances.len().min(64) {
         let mut changed = false;
-        for (ins, outs, step) in &instances {
+        for (ins, outs, step, _) in &instances {
             let behind = ins
                 .iter()
                 .filter(|r| r.parameter.is_some())
@@ -565,6 +611,7 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
                 .unwrap_or(0);
             let d = if behind == 0 { 1 } else { behind + step };
             for o in outs.iter().filter(|o| o.parameter.is_some()) {
+                let d = if dead.contains(o) { 0 } else { d };
                 let e = depth.entry(o.clone()).or_insert(0);
                 if d > *e {
                     *e = d;
@@ -929,6 +976,86 @@ mod tests {
             trajectories: vec![],
             provenance: None,
         }
+    }
+
+    /// A stored subtask of `app` with one parameter set: `template` names the
+    /// slots, `ins` and `outs` declare them.
+    fn made(
+        app: &str,
+        template: &str,
+        ins: &[&str],
+        outs: &[&str],
+        set: &[(&str, &str)],
+    ) -> Subtask {
+        Subtask {
+            instruction_template: template.into(),
+            available_parameters: vec![set
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()],
+            input_resources: ins.iter().map(|s| s.to_string()).collect(),
+            output_resources: outs.iter().map(|s| s.to_string()).collect(),
+            ..subtask(template, app)
+        }
+    }
+
+    #[test]
+    fn chains_through_a_detour_count_nothing() {
+        let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let catalog = Catalog::load(ws).unwrap();
+        let (txt, pdf) = ("/home/user/Documents/r.txt", "/home/user/Documents/r.pdf");
+        let (back, edited) = ("/home/user/Documents/r2.txt", "/home/user/Documents/r3.txt");
+        let note_txt = "/home/user/Documents/note.txt";
+        let stored = vec![
+            made(
+                "Writer",
+                "In Writer, open '{txt_path}', then make the title bold, then export as PDF '{pdf_path}'.",
+                &["txt_path"],
+                &["pdf_path"],
+                &[("txt_path", txt), ("pdf_path", pdf)],
+            ),
+            // A print taken back to text, and an edit of that text.
+            made(
+                "PDF Tool",
+                "In PDF Tool, open '{pdf_path}', then convert the PDF to text as '{txt_path}'.",
+                &["pdf_path"],
+                &["txt_path"],
+                &[("pdf_path", pdf), ("txt_path", back)],
+            ),
+            made(
+                "Text Editor",
+                "In Text Editor, open '{txt_path}', then insert the date, then save as '{new_txt_path}'.",
+                &["txt_path"],
+                &["txt_path:new_txt_path"],
+                &[("txt_path", back), ("new_txt_path", edited)],
+            ),
+            // A note holding the PDF, saved as text.
+            made(
+                "Notes",
+                "In Notes, create a note '{note_title}' with '{pdf_path}' attached.",
+                &["pdf_path"],
+                &["note_title"],
+                &[("pdf_path", pdf), ("note_title", "Reference: r")],
+            ),
+            made(
+                "Notes",
+                "In Notes, select '{note_title}', then export a note as '{txt_path}'.",
+                &["note_title"],
+                &["txt_path"],
+                &[("note_title", "Reference: r"), ("txt_path", note_txt)],
+            ),
+        ];
+        let depths = chain_depths(&catalog, &stored);
+        let depth = |kind: &str, v: &str| depths[&Resource::new(kind, Some(v.into()))];
+        assert_eq!(depth("pdf_path", pdf), 1);
+        assert_eq!(depth("note_title", "Reference: r"), 2);
+        assert_eq!(depth("txt_path", back), 0, "a print taken back to text");
+        assert_eq!(depth("txt_path", edited), 0, "what is made from a detour");
+        assert_eq!(
+            depth("txt_path", note_txt),
+            0,
+            "the note's text leaves the PDF behind"
+        );
     }
 
     #[test]
