@@ -533,12 +533,14 @@ fn shown_contents(
     shows
 }
 
-/// For every output of the stored subtasks, the number of subtasks that change
-/// something in the longest chain that makes it (inputs that nobody makes count
-/// 0). A subtask that only opens and saves or exports (a document printed to
-/// PDF, a sheet saved as CSV) adds nothing unless it starts the chain: a file
-/// converted three times is no deeper work than the file, and a reader offered
-/// it first would end chains that a composed task never keeps.
+/// For every output of the stored subtasks, the number of hand-offs in the
+/// longest chain that makes it (inputs that nobody makes count 0): a recipe
+/// added from a web page, exported as text, made a PDF and compressed is four
+/// deep, and a mail that takes the compressed PDF ends a task of five. (Counting
+/// only the subtasks that change something left every conversion at the depth
+/// of what it converted, and mails took files of two edits in a row instead.)
+/// Conversions that lead nowhere are the dead ends below, and the composer
+/// refuses a file converted again and again whatever its depth.
 ///
 /// Three ways out of a chain lead nowhere a composed task goes on from, so
 /// what they make, and what is made from that, counts 0 (a reader is offered
@@ -552,21 +554,18 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     let kind_of = |r: &Resource| catalog.kinds.get(&r.kind);
     let is_file = |r: &Resource| kind_of(r).is_some_and(|k| k.is_path());
     let is_print = |r: &Resource| kind_of(r).is_some_and(|k| k.print);
-    let instances: Vec<(Vec<Resource>, Vec<Resource>, u32, &str)> = stored
+    let instances: Vec<(Vec<Resource>, Vec<Resource>, &str)> = stored
         .iter()
         .flat_map(|s| {
-            let step = u32::from(!crate::graph::pool::changes_nothing(
-                &s.instruction_template,
-            ));
             (0..s.available_parameters.len()).filter_map(move |i| {
                 let (ins, outs) = instantiate(catalog, s, i).ok()?;
-                Some((ins, outs, step, s.application.as_str()))
+                Some((ins, outs, s.application.as_str()))
             })
         })
         .collect();
     // Records made from a file (held files), and what leads nowhere.
     let mut holds_file: BTreeSet<&Resource> = BTreeSet::new();
-    for (ins, outs, _, _) in &instances {
+    for (ins, outs, _) in &instances {
         if ins.iter().any(is_file) {
             holds_file.extend(outs.iter().filter(|o| !is_file(o) && o.parameter.is_some()));
         }
@@ -586,7 +585,7 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     let mut dead: BTreeSet<&Resource> = BTreeSet::new();
     for _ in 0..=instances.len().min(64) {
         let before = dead.len();
-        for (ins, outs, _, app) in &instances {
+        for (ins, outs, app) in &instances {
             let behind_dead = ins.iter().any(|i| is_file(i) && dead.contains(i));
             for o in outs.iter().filter(|o| o.parameter.is_some() && is_file(o)) {
                 if behind_dead || dead_end(ins, o, app) {
@@ -602,14 +601,14 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     // Longest paths by relaxation; bounded so a cycle cannot loop forever.
     for _ in 0..=instances.len().min(64) {
         let mut changed = false;
-        for (ins, outs, step, _) in &instances {
+        for (ins, outs, _) in &instances {
             let behind = ins
                 .iter()
                 .filter(|r| r.parameter.is_some())
                 .map(|r| depth.get(r).copied().unwrap_or(0))
                 .max()
                 .unwrap_or(0);
-            let d = if behind == 0 { 1 } else { behind + step };
+            let d = if behind == 0 { 1 } else { behind + 1 };
             for o in outs.iter().filter(|o| o.parameter.is_some()) {
                 let d = if dead.contains(o) { 0 } else { d };
                 let e = depth.entry(o.clone()).or_insert(0);
