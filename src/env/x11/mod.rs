@@ -225,7 +225,7 @@ impl X11Desktop {
                 copy_tree(dir, home)?;
             }
         }
-        Ok(())
+        self.session.hand_over(home)
     }
 
     /// Ends every application: those synth started, and those started on the
@@ -316,6 +316,9 @@ impl X11Desktop {
     /// session's log of that application.
     fn spawn_app(&self, entry: &AppEntry, args: &[String]) -> Result<Child, EnvError> {
         let mut cmd = Command::new(&entry.command[0]);
+        if let Some(account) = self.session.account() {
+            account.apply(&mut cmd);
+        }
         session::die_with_parent(&mut cmd);
         cmd.args(args)
             .current_dir(&self.session.home)
@@ -695,6 +698,7 @@ impl Environment for X11Desktop {
                 source,
             })?;
         }
+        self.session.hand_over(&self.session.home)?;
         // The previous task's clipboard must not leak into this one.
         let clipboard = setup.clipboard_text.as_deref().unwrap_or("");
         self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(clipboard))
@@ -761,7 +765,11 @@ impl Environment for X11Desktop {
                     .map_or(Ok(()), std::fs::create_dir_all)
                     .and_then(|()| std::fs::write(&host, content))
             };
-            return made.map_err(|e| format!("{}: {e}", cannot()));
+            made.map_err(|e| format!("{}: {e}", cannot()))?;
+            return self
+                .session
+                .hand_over(&self.session.home)
+                .map_err(|e| format!("{}: {e}", cannot()));
         }
         if matches!(
             input.kind.as_str(),
