@@ -47,6 +47,22 @@ pub struct AppEntry {
     /// load needs more than a text editor.
     #[serde(default = "default_start_secs")]
     pub start_secs: u64,
+    /// Buttons that open a menu as a menu bar's menus do (an application menu
+    /// behind a button, as a browser's "Chromium" button): the explorer reads
+    /// their items too.
+    #[serde(default)]
+    pub menu_buttons: Vec<String>,
+    /// Menu items the explorer cannot find by reading the menus' first level:
+    /// an item of a submenu, or of no menu at all. Each is reached by its key
+    /// combination or through its submenus, and probed and tried as a menu's
+    /// item is.
+    #[serde(default)]
+    pub items: Vec<ExtraItem>,
+    /// Whether the application edits its documents (true when absent): a
+    /// player or a browser does not, and typed keys only steer it, so the
+    /// explorer does not try its items after typing a line.
+    #[serde(default = "default_edits")]
+    pub edits: bool,
     /// The file stem (`mousepad` for mousepad.toml).
     #[serde(skip)]
     pub stem: String,
@@ -54,6 +70,26 @@ pub struct AppEntry {
 
 fn default_start_secs() -> u64 {
     30
+}
+
+fn default_edits() -> bool {
+    true
+}
+
+/// A menu item of the catalogue (see [`AppEntry::items`]): `keys` or `via`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraItem {
+    /// The item's name, as the application's menus or documentation name it
+    /// ("Save page as...", "Saved Message...").
+    pub item: String,
+    /// Its keys, in action notation ("^s" for Ctrl+S).
+    #[serde(default)]
+    pub keys: Option<String>,
+    /// The menus clicked, in order, before the item: the top-level menu, then
+    /// each submenu (["File", "Open"]).
+    #[serde(default)]
+    pub via: Vec<String>,
 }
 
 /// Loads the catalogue in the folder `dir`, sorted by name.
@@ -94,6 +130,17 @@ fn load_entry(path: &Path) -> Result<AppEntry, EnvError> {
         }),
         message: e.message().to_string(),
     })?;
+    if let Some(bad) = app
+        .items
+        .iter()
+        .find(|i| i.keys.is_some() == !i.via.is_empty())
+    {
+        return Err(EnvError::Spec {
+            path: path.to_path_buf(),
+            line: 1,
+            message: format!("item '{}' needs either `keys` or `via`, not both", bad.item),
+        });
+    }
     if app.command.is_empty() {
         return Err(EnvError::Spec {
             path: path.to_path_buf(),
