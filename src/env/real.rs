@@ -58,6 +58,17 @@ pub struct AppEntry {
     /// item is.
     #[serde(default)]
     pub items: Vec<ExtraItem>,
+    /// A control's text that shows once the application is ready: a window
+    /// may show some controls before its menus (Thunderbird's first screen),
+    /// and its start waits for this one too (within `start_secs`).
+    #[serde(default)]
+    pub ready_text: Option<String>,
+    /// Keys that confirm a file dialog when Enter leaves it open and the
+    /// accessibility bus shows no button to click, tried in order: Chromium's
+    /// GTK dialogs are not on the bus and ignore Enter, but answer their
+    /// buttons' mnemonics (Alt+S is Save).
+    #[serde(default)]
+    pub confirm_keys: Vec<String>,
     /// Whether the application edits its documents (true when absent): a
     /// player or a browser does not, and typed keys only steer it, so the
     /// explorer does not try its items after typing a line.
@@ -265,6 +276,21 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
         let active = nodes.iter().position(|n| titled(&n) && n.active);
         active.or_else(|| nodes.iter().position(|n| titled(&n)))
     });
+    let root = |mut i: usize| -> usize {
+        while let Some(p) = nodes[i].parent {
+            i = p;
+        }
+        i
+    };
+    // A menu that pops up in an untitled window of its own (a browser's
+    // application menu) is the window in front's, whatever its title.
+    let popups: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.role == "menu")
+        .map(|(i, _)| root(i))
+        .filter(|&r| WINDOW_ROLES.contains(&nodes[r].role.as_str()) && nodes[r].name.is_empty())
+        .collect();
     let inside = |mut i: usize| -> bool {
         let Some(top) = top else {
             return true;
@@ -275,7 +301,7 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
             }
             match nodes[i].parent {
                 Some(p) => i = p,
-                None => return false,
+                None => return popups.contains(&i),
             }
         }
     };

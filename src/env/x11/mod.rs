@@ -299,13 +299,24 @@ impl X11Desktop {
             }
         }
         // The catalogue says how long the application may take (`start_secs`).
+        // and, with `ready_text`, until that control shows.
         if !session::wait_for(Duration::from_secs(entry.start_secs), || {
-            self.a11y
-                .nodes(&entry.accessible_name)
-                .is_ok_and(|n| !controls_of(&n, None).is_empty())
+            self.a11y.nodes(&entry.accessible_name).is_ok_and(|n| {
+                let controls = controls_of(&n, None);
+                !controls.is_empty()
+                    && entry
+                        .ready_text
+                        .as_ref()
+                        .is_none_or(|r| controls.iter().any(|c| c.control_text == *r))
+            })
         }) {
+            let ready = entry
+                .ready_text
+                .as_ref()
+                .map(|r| format!(" with its control '{r}'"))
+                .unwrap_or_default();
             return Err(fail(format!(
-                "{} does not show on the accessibility bus as '{}' within {} s (its start_secs)",
+                "{} does not show on the accessibility bus as '{}'{ready} within {} s (its start_secs)",
                 entry.name, entry.accessible_name, entry.start_secs
             )));
         }
@@ -919,6 +930,25 @@ mod tests {
         assert_eq!(controls[0].control_text, "Save");
         assert_eq!(controls[0].parent_control_text, "Untitled - Mousepad");
         assert_eq!(controls[0].parent_control_type, "Window");
+        // A menu popped up in an untitled window of its own is the front
+        // window's; another untitled window is not.
+        let mut with_popup = nodes.clone();
+        with_popup.push(node("", "frame", [600, 90, 900, 400], None));
+        with_popup.push(node("", "menu", [600, 90, 900, 400], Some(4)));
+        with_popup.push(node("Settings", "menu item", [600, 100, 900, 130], Some(5)));
+        with_popup.push(node("", "frame", [100, 90, 300, 400], None));
+        with_popup.push(node(
+            "Elsewhere",
+            "push button",
+            [100, 90, 200, 130],
+            Some(7),
+        ));
+        let texts: Vec<String> = controls_of(&with_popup, Some("Untitled - Mousepad"))
+            .into_iter()
+            .map(|c| c.control_text)
+            .collect();
+        assert!(texts.contains(&"Settings".to_string()), "{texts:?}");
+        assert!(!texts.contains(&"Elsewhere".to_string()), "{texts:?}");
         // A dialog: only its controls.
         let mut with_dialog = nodes.clone();
         with_dialog.push(node("Save As", "dialog", [100, 100, 500, 400], None));

@@ -962,12 +962,25 @@ impl Recorder<'_> {
 
     /// Types `path` into the dialog in front (replacing its text) and confirms:
     /// Enter, once more when the first only closed the completion, then the
-    /// dialog's confirming button. False when the dialog stays.
-    fn type_path(&mut self, path: &str, thought: &str) -> Result<bool, EnvError> {
+    /// application's `confirm_keys`, then the dialog's confirming button.
+    /// False when the dialog stays.
+    fn type_path(&mut self, app: &AppEntry, path: &str, thought: &str) -> Result<bool, EnvError> {
         let dialog = self.last.window_title.clone();
         self.step(keys(&format!("^a{path}")), thought)?;
         for _ in 0..2 {
             self.step(keys("{ENTER}"), "I confirm the name with Enter.")?;
+            if self.last.window_title != dialog {
+                return Ok(true);
+            }
+        }
+        for k in &app.confirm_keys {
+            self.step(
+                keys(k),
+                &format!(
+                    "Enter leaves the dialog open; {} confirms it.",
+                    key_words(k)
+                ),
+            )?;
             if self.last.window_title != dialog {
                 return Ok(true);
             }
@@ -1114,7 +1127,7 @@ fn open_input<'e>(
         if !rec.choose(open, &goal)? {
             return Ok(None);
         }
-        if !rec.type_path(&input.path, &format!("I type the path to {goal}."))? {
+        if !rec.type_path(app, &input.path, &format!("I type the path to {goal}."))? {
             return Ok(None);
         }
         // An application may ask how to read the file before it shows it
@@ -1172,7 +1185,11 @@ fn try_candidate(
     }
     let out_path = new_path(a, native_ext(&rec.last).as_deref());
     if rec.text_field().is_none()
-        || !rec.type_path(&out_path, &format!("I name the new file '{out_path}'."))?
+        || !rec.type_path(
+            a.app,
+            &out_path,
+            &format!("I name the new file '{out_path}'."),
+        )?
     {
         return Ok(None);
     }
@@ -1795,6 +1812,8 @@ mod tests {
             start_secs: 30,
             menu_buttons: vec![],
             items: vec![],
+            confirm_keys: vec![],
+            ready_text: None,
             edits: true,
         }
     }
