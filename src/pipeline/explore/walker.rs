@@ -822,7 +822,15 @@ fn with_name_field(
         {
             out.push(cand);
         }
-        let back = env.step(&keys("{ESC}"))?.observation;
+        let mut back = env.step(&keys("{ESC}"))?.observation;
+        // An item that opens a submenu opens no dialog: Escape closed the
+        // submenu only, and the menu it is in is still open.
+        for _ in 0..2 {
+            if !menu_open(&back) {
+                break;
+            }
+            back = env.step(&keys("{ESC}"))?.observation;
+        }
         if !same_window(&back.window_title, &main) {
             main = shown.fresh(env)?;
         }
@@ -857,6 +865,13 @@ fn shows_menu(obs: &Observation, menu: &str) -> bool {
     obs.controls
         .iter()
         .any(|c| matches!(c.control_type.as_str(), "MenuItem" | "Button") && c.control_text == menu)
+}
+
+/// Whether a menu is open in `obs`: a menu item shows inside another.
+fn menu_open(obs: &Observation) -> bool {
+    obs.controls
+        .iter()
+        .any(|c| c.control_type == "MenuItem" && c.parent_control_type == "MenuItem")
 }
 
 /// Whether two window titles name the same window: an editor marks a changed
@@ -985,7 +1000,7 @@ impl Recorder<'_> {
                 return Ok(true);
             }
         }
-        let Some(button) = confirm_button(&self.last) else {
+        let Some(button) = confirm_button(&self.last).filter(|_| shows_window(&self.last)) else {
             return Ok(false);
         };
         self.step(
@@ -1070,6 +1085,16 @@ fn asks_options_first(obs: &Observation, input: Option<&InputFile>) -> bool {
                 || stem
                     .as_deref()
                     .is_some_and(|s| !s.is_empty() && c.control_text.contains(s)))
+    })
+}
+
+/// Whether the controls of `obs` include the window in front's own (some
+/// control's window is the one of its title): a dialog the accessibility bus
+/// does not show (Chromium's GTK dialogs) leaves the controls of the window
+/// under it, whose buttons must not be clicked for the dialog's.
+fn shows_window(obs: &Observation) -> bool {
+    obs.controls.iter().any(|c| {
+        c.parent_control_type == "Window" && same_window(&c.parent_control_text, &obs.window_title)
     })
 }
 
@@ -1174,7 +1199,10 @@ fn try_candidate(
     // "PDF Options"): a window over the document where no text field has the
     // focus or holds the input's name is such a question, and its confirming
     // button goes on to the dialog that names the file.
-    if !same_window(&rec.last.window_title, &main) && asks_options_first(&rec.last, a.input) {
+    if !same_window(&rec.last.window_title, &main)
+        && shows_window(&rec.last)
+        && asks_options_first(&rec.last, a.input)
+    {
         if let Some(button) = confirm_button(&rec.last) {
             let question = rec.last.window_title.clone();
             rec.step(
@@ -1700,6 +1728,18 @@ mod tests {
             scene: Default::default(),
             captured: None,
         }
+    }
+
+    #[test]
+    fn a_dialog_off_the_bus_is_not_clicked_blind() {
+        let button = |window: &str| ControlInfo {
+            parent_control_text: window.into(),
+            ..control("Button", "Bookmark this tab", [0, 0, 10, 10], false)
+        };
+        let mut obs = window(vec![button("index.html - Geany")]);
+        assert!(shows_window(&obs));
+        obs.window_title = "Save File".into();
+        assert!(!shows_window(&obs));
     }
 
     #[test]
