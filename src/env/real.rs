@@ -144,7 +144,7 @@ fn load_entry(path: &Path) -> Result<AppEntry, EnvError> {
     if let Some(bad) = app
         .items
         .iter()
-        .find(|i| i.keys.is_some() == !i.via.is_empty())
+        .find(|i| i.keys.is_some() != i.via.is_empty())
     {
         return Err(EnvError::Spec {
             path: path.to_path_buf(),
