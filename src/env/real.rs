@@ -47,6 +47,33 @@ pub struct AppEntry {
     /// load needs more than a text editor.
     #[serde(default = "default_start_secs")]
     pub start_secs: u64,
+    /// Buttons that open a menu as a menu bar's menus do (an application menu
+    /// behind a button, as a browser's "Chromium" button): the explorer reads
+    /// their items too.
+    #[serde(default)]
+    pub menu_buttons: Vec<String>,
+    /// Menu items the explorer cannot find by reading the menus' first level:
+    /// an item of a submenu, or of no menu at all. Each is reached by its key
+    /// combination or through its submenus, and probed and tried as a menu's
+    /// item is.
+    #[serde(default)]
+    pub items: Vec<ExtraItem>,
+    /// A control's text that shows once the application is ready: a window
+    /// may show some controls before its menus (Thunderbird's first screen),
+    /// and its start waits for this one too (within `start_secs`).
+    #[serde(default)]
+    pub ready_text: Option<String>,
+    /// Keys that confirm a file dialog when Enter leaves it open and the
+    /// accessibility bus shows no button to click, tried in order: Chromium's
+    /// GTK dialogs are not on the bus and ignore Enter, but answer their
+    /// buttons' mnemonics (Alt+S is Save).
+    #[serde(default)]
+    pub confirm_keys: Vec<String>,
+    /// Whether the application edits its documents (true when absent): a
+    /// player or a browser does not, and typed keys only steer it, so the
+    /// explorer does not try its items after typing a line.
+    #[serde(default = "default_edits")]
+    pub edits: bool,
     /// The file stem (`mousepad` for mousepad.toml).
     #[serde(skip)]
     pub stem: String,
@@ -54,6 +81,26 @@ pub struct AppEntry {
 
 fn default_start_secs() -> u64 {
     30
+}
+
+fn default_edits() -> bool {
+    true
+}
+
+/// A menu item of the catalogue (see [`AppEntry::items`]): `keys` or `via`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraItem {
+    /// The item's name, as the application's menus or documentation name it
+    /// ("Save page as...", "Saved Message...").
+    pub item: String,
+    /// Its keys, in action notation ("^s" for Ctrl+S).
+    #[serde(default)]
+    pub keys: Option<String>,
+    /// The menus clicked, in order, before the item: the top-level menu, then
+    /// each submenu (["File", "Open"]).
+    #[serde(default)]
+    pub via: Vec<String>,
 }
 
 /// Loads the catalogue in the folder `dir`, sorted by name.
@@ -94,6 +141,17 @@ fn load_entry(path: &Path) -> Result<AppEntry, EnvError> {
         }),
         message: e.message().to_string(),
     })?;
+    if let Some(bad) = app
+        .items
+        .iter()
+        .find(|i| i.keys.is_some() != i.via.is_empty())
+    {
+        return Err(EnvError::Spec {
+            path: path.to_path_buf(),
+            line: 1,
+            message: format!("item '{}' needs either `keys` or `via`, not both", bad.item),
+        });
+    }
     if app.command.is_empty() {
         return Err(EnvError::Spec {
             path: path.to_path_buf(),
@@ -218,6 +276,21 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
         let active = nodes.iter().position(|n| titled(&n) && n.active);
         active.or_else(|| nodes.iter().position(|n| titled(&n)))
     });
+    let root = |mut i: usize| -> usize {
+        while let Some(p) = nodes[i].parent {
+            i = p;
+        }
+        i
+    };
+    // A menu that pops up in an untitled window of its own (a browser's
+    // application menu) is the window in front's, whatever its title.
+    let popups: Vec<usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.role == "menu")
+        .map(|(i, _)| root(i))
+        .filter(|&r| WINDOW_ROLES.contains(&nodes[r].role.as_str()) && nodes[r].name.is_empty())
+        .collect();
     let inside = |mut i: usize| -> bool {
         let Some(top) = top else {
             return true;
@@ -228,7 +301,7 @@ pub fn controls_in(nodes: &[Node], window: Option<&str>, size: (u32, u32)) -> Ve
             }
             match nodes[i].parent {
                 Some(p) => i = p,
-                None => return false,
+                None => return popups.contains(&i),
             }
         }
     };

@@ -225,7 +225,7 @@ impl X11Desktop {
                 copy_tree(dir, home)?;
             }
         }
-        Ok(())
+        self.session.hand_over(home)
     }
 
     /// Ends every application: those synth started, and those started on the
@@ -299,13 +299,24 @@ impl X11Desktop {
             }
         }
         // The catalogue says how long the application may take (`start_secs`).
+        // and, with `ready_text`, until that control shows.
         if !session::wait_for(Duration::from_secs(entry.start_secs), || {
-            self.a11y
-                .nodes(&entry.accessible_name)
-                .is_ok_and(|n| !controls_of(&n, None).is_empty())
+            self.a11y.nodes(&entry.accessible_name).is_ok_and(|n| {
+                let controls = controls_of(&n, None);
+                !controls.is_empty()
+                    && entry
+                        .ready_text
+                        .as_ref()
+                        .is_none_or(|r| controls.iter().any(|c| c.control_text == *r))
+            })
         }) {
+            let ready = entry
+                .ready_text
+                .as_ref()
+                .map(|r| format!(" with its control '{r}'"))
+                .unwrap_or_default();
             return Err(fail(format!(
-                "{} does not show on the accessibility bus as '{}' within {} s (its start_secs)",
+                "{} does not show on the accessibility bus as '{}'{ready} within {} s (its start_secs)",
                 entry.name, entry.accessible_name, entry.start_secs
             )));
         }
@@ -316,6 +327,9 @@ impl X11Desktop {
     /// session's log of that application.
     fn spawn_app(&self, entry: &AppEntry, args: &[String]) -> Result<Child, EnvError> {
         let mut cmd = Command::new(&entry.command[0]);
+        if let Some(account) = self.session.account() {
+            account.apply(&mut cmd);
+        }
         session::die_with_parent(&mut cmd);
         cmd.args(args)
             .current_dir(&self.session.home)
@@ -695,6 +709,7 @@ impl Environment for X11Desktop {
                 source,
             })?;
         }
+        self.session.hand_over(&self.session.home)?;
         // The previous task's clipboard must not leak into this one.
         let clipboard = setup.clipboard_text.as_deref().unwrap_or("");
         self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(clipboard))
@@ -761,7 +776,11 @@ impl Environment for X11Desktop {
                     .map_or(Ok(()), std::fs::create_dir_all)
                     .and_then(|()| std::fs::write(&host, content))
             };
-            return made.map_err(|e| format!("{}: {e}", cannot()));
+            made.map_err(|e| format!("{}: {e}", cannot()))?;
+            return self
+                .session
+                .hand_over(&self.session.home)
+                .map_err(|e| format!("{}: {e}", cannot()));
         }
         if matches!(
             input.kind.as_str(),
@@ -911,6 +930,25 @@ mod tests {
         assert_eq!(controls[0].control_text, "Save");
         assert_eq!(controls[0].parent_control_text, "Untitled - Mousepad");
         assert_eq!(controls[0].parent_control_type, "Window");
+        // A menu popped up in an untitled window of its own is the front
+        // window's; another untitled window is not.
+        let mut with_popup = nodes.clone();
+        with_popup.push(node("", "frame", [600, 90, 900, 400], None));
+        with_popup.push(node("", "menu", [600, 90, 900, 400], Some(4)));
+        with_popup.push(node("Settings", "menu item", [600, 100, 900, 130], Some(5)));
+        with_popup.push(node("", "frame", [100, 90, 300, 400], None));
+        with_popup.push(node(
+            "Elsewhere",
+            "push button",
+            [100, 90, 200, 130],
+            Some(7),
+        ));
+        let texts: Vec<String> = controls_of(&with_popup, Some("Untitled - Mousepad"))
+            .into_iter()
+            .map(|c| c.control_text)
+            .collect();
+        assert!(texts.contains(&"Settings".to_string()), "{texts:?}");
+        assert!(!texts.contains(&"Elsewhere".to_string()), "{texts:?}");
         // A dialog: only its controls.
         let mut with_dialog = nodes.clone();
         with_dialog.push(node("Save As", "dialog", [100, 100, 500, 400], None));

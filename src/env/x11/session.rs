@@ -9,6 +9,16 @@
 //! session kills every process with that mark, not only synth's own children: a
 //! detached daemon is reparented to init and would otherwise outlive synth.
 //!
+//! When synth runs as root, the programs applications talk to (the session bus,
+//! the accessibility bus, the window manager, which starts what the launcher
+//! starts) and the applications themselves run as an unprivileged account
+//! ([`Account`]: `nobody` unless `SYNTH_X11_USER` names another, `root` keeps
+//! them all root): some programs refuse to run as root (VLC), others warn. The
+//! display stays root's, and synth itself, reading the accessibility tree as
+//! root, is let onto both buses (the accessibility bus's own configuration
+//! lets root in; the session bus gets a configuration that does). The sandboxed
+//! home and the session's log folder belong to that account.
+//!
 //! With `SYNTH_X11_DISPLAY` set (for example `:0`), synth attaches to that display
 //! and its buses (`DBUS_SESSION_BUS_ADDRESS` from the environment) instead of
 //! starting its own; it still uses its own sandboxed home.
@@ -47,6 +57,68 @@ pub struct Session {
     wm_child: usize,
     /// This session's mark (the value of [`MARK_VAR`] in its programs' environment).
     mark: String,
+    /// The account the session's programs run as (None: synth's own).
+    account: Option<Account>,
+}
+
+/// An unprivileged account the desktop's programs run as when synth is root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Account {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+/// The variable that names the account (`root`: none, everything runs as root).
+pub const USER_VAR: &str = "SYNTH_X11_USER";
+
+impl Account {
+    /// The account of this run: None unless synth runs as root; then the one
+    /// `SYNTH_X11_USER` names (`nobody` when unset), None for `root`.
+    ///
+    /// # Errors
+    /// A name the system does not know.
+    pub fn of_run() -> Result<Option<Account>, EnvError> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Ok(None);
+        }
+        let name = std::env::var(USER_VAR).unwrap_or_else(|_| "nobody".into());
+        if name.is_empty() || name == "root" {
+            return Ok(None);
+        }
+        let c_name = std::ffi::CString::new(name.clone())
+            .map_err(|_| fail(format!("{USER_VAR}='{name}' is not a user name")))?;
+        // SAFETY: getpwnam reads a NUL-terminated name; the record it returns is
+        // copied at once (synth looks up no other user meanwhile).
+        let pw = unsafe { libc::getpwnam(c_name.as_ptr()) };
+        if pw.is_null() {
+            return Err(fail(format!(
+                "synth runs as root and {USER_VAR} names '{name}', which this system has no account for (create it, or set {USER_VAR}=root to run the applications as root)"
+            )));
+        }
+        // SAFETY: pw is a valid passwd record (checked above).
+        let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+        Ok(Some(Account { uid, gid }))
+    }
+
+    /// Makes `cmd` run as this account.
+    pub fn apply(self, cmd: &mut Command) {
+        use std::os::unix::process::CommandExt;
+        // With a uid, the child also drops root's supplementary groups.
+        cmd.uid(self.uid).gid(self.gid);
+    }
+
+    /// Gives `path` and everything under it to this account (symbolic links
+    /// themselves, not what they point to).
+    pub fn own(self, path: &Path) -> std::io::Result<()> {
+        std::os::unix::fs::lchown(path, Some(self.uid), Some(self.gid))?;
+        if path.is_dir() && !path.is_symlink() {
+            for entry in std::fs::read_dir(path)? {
+                self.own(&entry?.path())?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The environment variable that marks the processes of one session.
@@ -139,9 +211,18 @@ pub fn is_alive(pid: u32) -> bool {
         .is_some_and(|state| state != "Z" && state != "X")
 }
 
-/// Starts `program` with `args` in the session's environment, output discarded.
-fn spawn(program: &str, args: &[&str], env: &[(String, String)]) -> Result<Child, EnvError> {
+/// Starts `program` with `args` in the session's environment (as `account`
+/// when given), output discarded.
+fn spawn(
+    program: &str,
+    args: &[&str],
+    env: &[(String, String)],
+    account: Option<Account>,
+) -> Result<Child, EnvError> {
     let mut cmd = Command::new(program);
+    if let Some(a) = account {
+        a.apply(&mut cmd);
+    }
     die_with_parent(&mut cmd);
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -185,6 +266,26 @@ pub fn missing_program() -> Option<String> {
 }
 
 impl Session {
+    /// The account the session's programs run as (None: synth's own).
+    pub fn account(&self) -> Option<Account> {
+        self.account
+    }
+
+    /// Gives `path` (and what is under it) to the session's account, when it
+    /// has one: a file synth writes into the sandbox must be the applications'.
+    ///
+    /// # Errors
+    /// When the ownership cannot be changed.
+    pub fn hand_over(&self, path: &Path) -> Result<(), EnvError> {
+        match self.account {
+            Some(a) => a.own(path).map_err(|source| EnvError::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Did this session start its own display (rather than attach to one)?
     pub fn owns_display(&self) -> bool {
         !self.children.is_empty()
@@ -207,6 +308,17 @@ impl Session {
             .map_err(|e| fail(format!("cannot make the log folder: {e}")))?;
         sweep_orphans();
         let mark = new_mark(slot);
+        let account = Account::of_run()?;
+        if let Some(a) = account {
+            for dir in [home_dir.path(), logs.path()] {
+                a.own(dir).map_err(|e| {
+                    fail(format!(
+                        "cannot give {} to the desktop's account: {e}",
+                        dir.display()
+                    ))
+                })?;
+            }
+        }
         if let Ok(display) = std::env::var("SYNTH_X11_DISPLAY") {
             let mut env = vec![
                 ("DISPLAY".to_string(), display.clone()),
@@ -226,6 +338,9 @@ impl Session {
                 wm_config: None,
                 wm_child: 0,
                 mark,
+                // The display's own buses are its user's: what runs there runs
+                // as synth does.
+                account: None,
             });
         }
         if let Some(missing) = missing_program() {
@@ -246,14 +361,18 @@ impl Session {
             wm_config: None,
             wm_child: 0,
             mark,
+            account,
         };
         session.start_bus()?;
         let env = session.env.clone();
         session.wm_config = Some(session.openbox_config(launcher)?);
         session.spawn_window_manager()?;
-        session
-            .children
-            .push(spawn(AT_SPI_LAUNCHER, &["--launch-immediately"], &env)?);
+        session.children.push(spawn(
+            AT_SPI_LAUNCHER,
+            &["--launch-immediately"],
+            &env,
+            account,
+        )?);
         // The bridge registers with the bus when an application starts; give the
         // launcher a moment to own its name.
         std::thread::sleep(Duration::from_millis(500));
@@ -267,6 +386,9 @@ impl Session {
             return Ok(());
         };
         let mut cmd = Command::new("openbox");
+        if let Some(a) = self.account {
+            a.apply(&mut cmd);
+        }
         die_with_parent(&mut cmd);
         cmd.args(["--config-file", &rc])
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -401,10 +523,25 @@ impl Session {
     }
 
     /// Starts a private session bus (our child, so it ends with us) and records
-    /// its address.
+    /// its address. Run as the session's account, it is told to let root (synth
+    /// reading the accessibility tree) in too.
     fn start_bus(&mut self) -> Result<(), EnvError> {
         let mut cmd = Command::new("dbus-daemon");
-        cmd.args(["--session", "--nofork", "--print-address=1"])
+        match self.account {
+            Some(a) => {
+                let conf = self.logs.path().join("session-bus.conf");
+                std::fs::write(&conf, BUS_CONFIG).map_err(|source| EnvError::Io {
+                    path: conf.clone(),
+                    source,
+                })?;
+                cmd.arg(format!("--config-file={}", conf.display()));
+                a.apply(&mut cmd);
+            }
+            None => {
+                cmd.arg("--session");
+            }
+        }
+        cmd.args(["--nofork", "--print-address=1"])
             .env("DISPLAY", &self.display)
             .env(MARK_VAR, &self.mark)
             .stdin(Stdio::null())
@@ -423,6 +560,16 @@ impl Session {
         Ok(())
     }
 }
+
+/// The session bus's configuration when it runs as the session's account:
+/// the system's session configuration, and root let in.
+const BUS_CONFIG: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <include>/usr/share/dbus-1/session.conf</include>
+  <policy context="default"><allow user="root"/></policy>
+</busconfig>
+"#;
 
 fn xml_escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -520,8 +667,8 @@ impl Drop for Session {
     }
 }
 
-/// The environment of the applications: the sandboxed home, GTK's accessibility
-/// bridge on, no desktop portal lookups.
+/// The environment of the applications: the sandboxed home, GTK's and Qt's
+/// accessibility bridges on, no desktop portal lookups.
 fn app_env(home: &Path) -> Vec<(String, String)> {
     let h = home.to_string_lossy().to_string();
     vec![
@@ -532,6 +679,10 @@ fn app_env(home: &Path) -> Vec<(String, String)> {
         ("NO_AT_BRIDGE".into(), "0".into()),
         ("GTK_MODULES".into(), "gail:atk-bridge".into()),
         ("GTK_USE_PORTAL".into(), "0".into()),
+        // Qt's bridge, which Qt starts only when asked (or when a screen
+        // reader is said to run).
+        ("QT_ACCESSIBILITY".into(), "1".into()),
+        ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON".into(), "1".into()),
         ("XDG_SESSION_TYPE".into(), "x11".into()),
     ]
 }

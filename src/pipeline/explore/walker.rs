@@ -151,17 +151,65 @@ fn bare(name: &str) -> &str {
         .trim()
 }
 
-/// A menu item under a top-level menu.
+/// A menu item under a top-level menu (a menu bar's or a menu button's), or
+/// one of the catalogue's `items`: under submenus (`via`, clicked after
+/// `menu`), or reached by a key combination (`keys`; its `menu` empty).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MenuPath {
     pub menu: String,
     pub item: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
 }
 
 impl MenuPath {
-    fn words(&self) -> String {
-        format!("{} > {}", self.menu, bare(&self.item))
+    fn new(menu: &str, item: &str) -> MenuPath {
+        MenuPath {
+            menu: menu.to_string(),
+            item: item.to_string(),
+            keys: None,
+            via: Vec::new(),
+        }
     }
+
+    fn words(&self) -> String {
+        match &self.keys {
+            Some(k) => format!("{} ({})", bare(&self.item), key_words(k)),
+            None => {
+                let mut path = vec![self.menu.as_str()];
+                path.extend(self.via.iter().map(|v| bare(v)));
+                path.push(bare(&self.item));
+                path.join(" > ")
+            }
+        }
+    }
+}
+
+/// Keys in action notation as a person writes them: `^s` is "Ctrl+S", `^+s`
+/// "Ctrl+Shift+S", `%{F4}` "Alt+F4".
+fn key_words(keys: &str) -> String {
+    let mut parts = Vec::new();
+    let mut rest = keys;
+    loop {
+        let mut chars = rest.chars();
+        let modifier = match chars.next() {
+            Some('^') => "Ctrl",
+            Some('%') => "Alt",
+            Some('+') if rest.len() > 1 => "Shift",
+            _ => break,
+        };
+        parts.push(modifier.to_string());
+        rest = chars.as_str();
+    }
+    let key = rest.trim_start_matches('{').trim_end_matches('}');
+    let mut key_chars = key.chars();
+    parts.push(match key_chars.next() {
+        Some(first) => first.to_uppercase().chain(key_chars).collect(),
+        None => String::new(),
+    });
+    parts.join("+")
 }
 
 /// A file the application opens, with its resource kind.
@@ -314,6 +362,16 @@ fn probe_cached(
             }
         }
     };
+    // The catalogue's key-combination items, also those it gained since the
+    // probe was made.
+    for item in catalogue_items(app) {
+        if !probe.menus.contains(&item) {
+            probe.menus.push(item.clone());
+            if WalkRules::find(&rules.open_items, std::slice::from_ref(&item)).is_none() {
+                probe.unprobed.push(item);
+            }
+        }
+    }
     // Rules may skip more, or prefer others, since the probe was made.
     rules.order(&mut probe.unprobed);
     if !probe.unprobed.is_empty() {
@@ -379,7 +437,12 @@ impl Tries<'_> {
         cand: &MenuPath,
         report: &mut WalkReport,
     ) -> Result<(), EnvError> {
-        for edit in [false, true] {
+        let edits: &[bool] = if self.app.edits {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &edit in edits {
             report.tried += 1;
             let demos = self.demos(env, cand, edit)?;
             if demos.is_empty() {
@@ -508,32 +571,10 @@ fn try_copy(
     // Selecting all selects in the control with the focus: the document's.
     rec.click_into_text(Some(input))?;
     let selected = match f.select {
-        Some(select) => {
-            rec.step(
-                click(&select.menu),
-                &format!("{} is in the {} menu.", bare(&select.item), select.menu),
-            )? && rec.step(
-                click(&select.item),
-                &format!(
-                    "I choose {} to select the whole document.",
-                    bare(&select.item)
-                ),
-            )?
-        }
+        Some(select) => rec.choose(select, "select the whole document")?,
         None => rec.step(keys("^a"), "I select the whole document with Ctrl+A.")?,
     };
-    let copied = selected
-        && rec.step(
-            click(&f.copy.menu),
-            &format!("{} is in the {} menu.", bare(&f.copy.item), f.copy.menu),
-        )?
-        && rec.step(
-            click(&f.copy.item),
-            &format!(
-                "I choose {} to put the selection on the clipboard.",
-                bare(&f.copy.item)
-            ),
-        )?;
+    let copied = selected && rec.choose(f.copy, "put the selection on the clipboard")?;
     if !copied {
         return Ok(None);
     }
@@ -595,9 +636,7 @@ fn copy_subtask(rules: &WalkRules, f: &CopyFamily<'_>, demos: &[CopyDemo]) -> Su
     let evaluation = Evaluation {
         checks: vec![
             check(
-                CheckCall::CheckMouseClicks {
-                    text: f.copy.item.clone(),
-                },
+                chosen_check(f.copy),
                 &format!("{} was not chosen", f.copy.words()),
             ),
             check(
@@ -693,22 +732,69 @@ fn menu_items(env: &mut dyn Environment, app: &AppEntry) -> Result<Vec<MenuPath>
             tops.push(c.control_text.clone());
         }
     }
+    // The catalogue's menu buttons that the window shows: a button's menu is
+    // no child of the button, so its items are the menu items the click
+    // brought up.
+    let buttons: Vec<String> = app
+        .menu_buttons
+        .iter()
+        .filter(|b| {
+            obs.controls
+                .iter()
+                .any(|c| c.control_type == "Button" && c.control_text == **b)
+        })
+        .cloned()
+        .collect();
+    let before: BTreeSet<&str> = obs
+        .controls
+        .iter()
+        .filter(|c| c.control_type == "MenuItem")
+        .map(|c| c.control_text.as_str())
+        .collect();
     let mut out: Vec<MenuPath> = Vec::new();
-    for top in tops {
-        let opened = env.step(&click(&top))?.observation;
+    for top in tops.iter().chain(&buttons) {
+        let is_button = buttons.contains(top);
+        let opened = env.step(&click(top))?.observation;
         for c in &opened.controls {
-            let path = MenuPath {
-                menu: top.clone(),
-                item: c.control_text.clone(),
+            let path = MenuPath::new(top, &c.control_text);
+            let in_menu = if is_button {
+                !c.control_text.trim().is_empty() && !before.contains(c.control_text.as_str())
+            } else {
+                c.parent_control_text == *top
             };
-            if c.control_type == "MenuItem" && c.parent_control_text == top && !out.contains(&path)
-            {
+            if c.control_type == "MenuItem" && in_menu && !out.contains(&path) {
                 out.push(path);
             }
         }
         env.step(&keys("{ESC}"))?;
     }
     Ok(out)
+}
+
+/// The catalogue's own items of `app` (see [`AppEntry::items`]).
+fn catalogue_items(app: &AppEntry) -> Vec<MenuPath> {
+    app.items
+        .iter()
+        .map(|i| MenuPath {
+            menu: i.via.first().cloned().unwrap_or_default(),
+            item: i.item.clone(),
+            keys: i.keys.clone(),
+            via: i.via.iter().skip(1).cloned().collect(),
+        })
+        .collect()
+}
+
+/// Chooses menu item `item` on `env`: its keys, or its menu, its submenus
+/// and the item. The outcome of the last step.
+fn choose(env: &mut dyn Environment, item: &MenuPath) -> Result<crate::env::StepOutcome, EnvError> {
+    if let Some(k) = &item.keys {
+        return env.step(&keys(k));
+    }
+    env.step(&click(&item.menu))?;
+    for sub in &item.via {
+        env.step(&click(sub))?;
+    }
+    env.step(&click(&item.item))
 }
 
 /// The candidates whose dialog has a text field to name a file in: each is
@@ -728,8 +814,7 @@ fn with_name_field(
         if budget.spent() {
             return Ok((out, std::iter::once(cand).chain(todo).collect()));
         }
-        env.step(&click(&cand.menu))?;
-        let opened = env.step(&click(&cand.item))?;
+        let opened = choose(env, &cand)?;
         let dialog = &opened.observation;
         if opened.ok
             && !same_window(&dialog.window_title, &main)
@@ -737,7 +822,15 @@ fn with_name_field(
         {
             out.push(cand);
         }
-        let back = env.step(&keys("{ESC}"))?.observation;
+        let mut back = env.step(&keys("{ESC}"))?.observation;
+        // An item that opens a submenu opens no dialog: Escape closed the
+        // submenu only, and the menu it is in is still open.
+        for _ in 0..2 {
+            if !menu_open(&back) {
+                break;
+            }
+            back = env.step(&keys("{ESC}"))?.observation;
+        }
         if !same_window(&back.window_title, &main) {
             main = shown.fresh(env)?;
         }
@@ -771,7 +864,14 @@ impl Shown<'_> {
 fn shows_menu(obs: &Observation, menu: &str) -> bool {
     obs.controls
         .iter()
-        .any(|c| c.control_type == "MenuItem" && c.control_text == menu)
+        .any(|c| matches!(c.control_type.as_str(), "MenuItem" | "Button") && c.control_text == menu)
+}
+
+/// Whether a menu is open in `obs`: a menu item shows inside another.
+fn menu_open(obs: &Observation) -> bool {
+    obs.controls
+        .iter()
+        .any(|c| c.control_type == "MenuItem" && c.parent_control_type == "MenuItem")
 }
 
 /// Whether two window titles name the same window: an editor marks a changed
@@ -825,6 +925,39 @@ struct Recorder<'e> {
 }
 
 impl Recorder<'_> {
+    /// Chooses `item` to `goal` (its keys, or its menu then the item); false
+    /// when a step reached no control.
+    fn choose(&mut self, item: &MenuPath, goal: &str) -> Result<bool, EnvError> {
+        if let Some(k) = &item.keys {
+            return self.step(
+                keys(k),
+                &format!(
+                    "{} is {}; I press it to {goal}.",
+                    bare(&item.item),
+                    key_words(k)
+                ),
+            );
+        }
+        if !self.step(
+            click(&item.menu),
+            &format!("{} is in the {} menu.", bare(&item.item), item.menu),
+        )? {
+            return Ok(false);
+        }
+        for sub in &item.via {
+            if !self.step(
+                click(sub),
+                &format!("{} is in its {} submenu.", bare(&item.item), bare(sub)),
+            )? {
+                return Ok(false);
+            }
+        }
+        self.step(
+            click(&item.item),
+            &format!("I choose {} to {goal}.", bare(&item.item)),
+        )
+    }
+
     /// Performs `action`; false when it reached no control.
     fn step(&mut self, action: Action, thought: &str) -> Result<bool, EnvError> {
         let target = self.env.target_of(&action)?;
@@ -844,8 +977,9 @@ impl Recorder<'_> {
 
     /// Types `path` into the dialog in front (replacing its text) and confirms:
     /// Enter, once more when the first only closed the completion, then the
-    /// dialog's confirming button. False when the dialog stays.
-    fn type_path(&mut self, path: &str, thought: &str) -> Result<bool, EnvError> {
+    /// application's `confirm_keys`, then the dialog's confirming button.
+    /// False when the dialog stays.
+    fn type_path(&mut self, app: &AppEntry, path: &str, thought: &str) -> Result<bool, EnvError> {
         let dialog = self.last.window_title.clone();
         self.step(keys(&format!("^a{path}")), thought)?;
         for _ in 0..2 {
@@ -854,7 +988,19 @@ impl Recorder<'_> {
                 return Ok(true);
             }
         }
-        let Some(button) = confirm_button(&self.last) else {
+        for k in &app.confirm_keys {
+            self.step(
+                keys(k),
+                &format!(
+                    "Enter leaves the dialog open; {} confirms it.",
+                    key_words(k)
+                ),
+            )?;
+            if self.last.window_title != dialog {
+                return Ok(true);
+            }
+        }
+        let Some(button) = confirm_button(&self.last).filter(|_| shows_window(&self.last)) else {
             return Ok(false);
         };
         self.step(
@@ -942,6 +1088,16 @@ fn asks_options_first(obs: &Observation, input: Option<&InputFile>) -> bool {
     })
 }
 
+/// Whether the controls of `obs` include the window in front's own (some
+/// control's window is the one of its title): a dialog the accessibility bus
+/// does not show (Chromium's GTK dialogs) leaves the controls of the window
+/// under it, whose buttons must not be clicked for the dialog's.
+fn shows_window(obs: &Observation) -> bool {
+    obs.controls.iter().any(|c| {
+        c.parent_control_type == "Window" && same_window(&c.parent_control_text, &obs.window_title)
+    })
+}
+
 /// The button that confirms a dialog: the lowest, rightmost button that does
 /// not cancel.
 fn confirm_button(obs: &Observation) -> Option<String> {
@@ -993,27 +1149,18 @@ fn open_input<'e>(
     };
     if let (Some(open), Some(input)) = (open, input) {
         let goal = format!("open '{}'", input.path);
-        if !rec.step(
-            click(&open.menu),
-            &format!(
-                "The {} menu holds {}; I {goal}.",
-                open.menu,
-                bare(&open.item)
-            ),
-        )? || !rec.step(
-            click(&open.item),
-            &format!("{} shows the file chooser to {goal}.", bare(&open.item)),
-        )? {
+        if !rec.choose(open, &goal)? {
             return Ok(None);
         }
-        if !rec.type_path(&input.path, &format!("I type the path to {goal}."))? {
+        if !rec.type_path(app, &input.path, &format!("I type the path to {goal}."))? {
             return Ok(None);
         }
         // An application may ask how to read the file before it shows it
         // (LibreOffice's "Text Import" for a CSV): a window in front without
         // the menu the file was opened from is such a question, and Enter
-        // takes its default answer.
-        if !shows_menu(&rec.last, &open.menu) {
+        // takes its default answer (an item reached by keys has no menu to
+        // look for).
+        if open.keys.is_none() && !shows_menu(&rec.last, &open.menu) {
             let question = rec.last.window_title.clone();
             rec.step(
                 keys("{ENTER}"),
@@ -1044,18 +1191,18 @@ fn try_candidate(
             &format!("I go to the end of the document and add the line '{line}'."),
         )?;
     }
-    let t = a.target;
     let main = rec.last.window_title.clone();
-    let menu_thought = format!("{} is in the {} menu.", bare(&t.item), t.menu);
-    let item_thought = format!("I choose {} to save a new file.", bare(&t.item));
-    if !rec.step(click(&t.menu), &menu_thought)? || !rec.step(click(&t.item), &item_thought)? {
+    if !rec.choose(a.target, "save a new file")? {
         return Ok(None);
     }
     // A dialog may ask for options before the file's name (LibreOffice's
     // "PDF Options"): a window over the document where no text field has the
     // focus or holds the input's name is such a question, and its confirming
     // button goes on to the dialog that names the file.
-    if !same_window(&rec.last.window_title, &main) && asks_options_first(&rec.last, a.input) {
+    if !same_window(&rec.last.window_title, &main)
+        && shows_window(&rec.last)
+        && asks_options_first(&rec.last, a.input)
+    {
         if let Some(button) = confirm_button(&rec.last) {
             let question = rec.last.window_title.clone();
             rec.step(
@@ -1066,7 +1213,11 @@ fn try_candidate(
     }
     let out_path = new_path(a, native_ext(&rec.last).as_deref());
     if rec.text_field().is_none()
-        || !rec.type_path(&out_path, &format!("I name the new file '{out_path}'."))?
+        || !rec.type_path(
+            a.app,
+            &out_path,
+            &format!("I name the new file '{out_path}'."),
+        )?
     {
         return Ok(None);
     }
@@ -1264,6 +1415,16 @@ fn join_clauses(parts: &[String]) -> String {
     }
 }
 
+/// The check that `item` was chosen: its keys pressed, or the item clicked.
+fn chosen_check(item: &MenuPath) -> CheckCall {
+    match &item.keys {
+        Some(k) => CheckCall::CheckKeyPresses { keys: k.clone() },
+        None => CheckCall::CheckMouseClicks {
+            text: item.item.clone(),
+        },
+    }
+}
+
 /// Checks of the outcome: the new file exists (and holds the typed line), the
 /// item was chosen.
 fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
@@ -1273,9 +1434,7 @@ fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
         message: Some(message),
     };
     let mut checks = vec![check(
-        CheckCall::CheckMouseClicks {
-            text: cand.item.clone(),
-        },
+        chosen_check(cand),
         format!("{} was not chosen", cand.words()),
     )];
     checks.push(check(
@@ -1471,14 +1630,8 @@ mod tests {
     #[test]
     fn menu_items_are_found_by_name_without_their_dots() {
         let menus = vec![
-            MenuPath {
-                menu: "Edit".into(),
-                item: "Copy".into(),
-            },
-            MenuPath {
-                menu: "Edit".into(),
-                item: "Select All…".into(),
-            },
+            MenuPath::new("Edit", "Copy"),
+            MenuPath::new("Edit", "Select All…"),
         ];
         let rules = rules();
         assert_eq!(
@@ -1578,6 +1731,18 @@ mod tests {
     }
 
     #[test]
+    fn a_dialog_off_the_bus_is_not_clicked_blind() {
+        let button = |window: &str| ControlInfo {
+            parent_control_text: window.into(),
+            ..control("Button", "Bookmark this tab", [0, 0, 10, 10], false)
+        };
+        let mut obs = window(vec![button("index.html - Geany")]);
+        assert!(shows_window(&obs));
+        obs.window_title = "Save File".into();
+        assert!(!shows_window(&obs));
+    }
+
+    #[test]
     fn the_document_is_clicked_into_when_the_focus_is_not_in_a_text() {
         let doc = "<!DOCTYPE html>\n<html>\n";
         let page = |focused: bool| {
@@ -1639,10 +1804,7 @@ mod tests {
 
     #[test]
     fn preferred_items_come_first_and_skipped_ones_go() {
-        let item = |menu: &str, item: &str| MenuPath {
-            menu: menu.into(),
-            item: item.into(),
-        };
+        let item = MenuPath::new;
         let mut items = vec![
             item("Data", "Sort..."),
             item("File", "Print..."),
@@ -1688,15 +1850,17 @@ mod tests {
             stem: "mousepad".into(),
             launcher: false,
             start_secs: 30,
+            menu_buttons: vec![],
+            items: vec![],
+            confirm_keys: vec![],
+            ready_text: None,
+            edits: true,
         }
     }
 
     #[test]
     fn a_same_kind_copy_gets_a_second_slot_and_outcome_checks() {
-        let cand = MenuPath {
-            menu: "File".into(),
-            item: "Save As...".into(),
-        };
+        let cand = MenuPath::new("File", "Save As...");
         let demo = |i: &str, o: &str| Demo {
             input: Some(InputFile {
                 path: i.into(),
