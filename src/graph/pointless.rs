@@ -85,7 +85,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph::pool::{Pool, Slim};
+use crate::graph::pool::{attached_slots, Pool, Slim};
 use crate::model::Task;
 
 /// What makes a node (or a pair) pointless.
@@ -1179,9 +1179,10 @@ fn name_words(text: &str) -> Vec<String> {
 }
 
 /// (a, b) pairs of [`PointlessKind::PastedUnderAnotherName`]: `b` pastes
-/// what `a` copied into a named record, and half or more of the record
-/// name's words appear in none of `a`'s values ('Red lentil curry' with the
-/// text of the lentil soup page; 'Lentil soup' is that page's). A message is
+/// what `a` copied into a named record, and fewer than half of the record
+/// name's words appear in `a`'s values ('Red lentil curry' with the text of
+/// the lentil soup page; 'Lentil soup' is that page's, and a note 'Science
+/// reading' may hold a paragraph of the science feed). A message is
 /// left to [`PointlessKind::UnrelatedPaste`] (its subject is a sentence), and
 /// a name of no such word (a title 'Hi') says nothing.
 fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
@@ -1221,7 +1222,7 @@ fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, us
                     .flat_map(|v| name_words(v))
                     .collect();
                 let shared = named.iter().filter(|w| source.contains(w)).count();
-                if 2 * shared <= named.len() {
+                if 2 * shared < named.len() {
                     found.push((a, b));
                 }
             }
@@ -1231,13 +1232,29 @@ fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, us
 }
 
 /// (a, b) pairs of [`PointlessKind::AttachmentLeftBehind`]: `a` makes a
-/// named record from a file it reads, and `b` reads that record and no file
-/// and saves plain text.
+/// named record with a file attached ([`attached_slots`]), and `b` reads
+/// that record and no file and saves plain text. A record that took a
+/// file's content in (a note containing a text file's lines) keeps it.
 fn attachments_left_behind(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     for (a, &x) in nodes.iter().enumerate() {
         let sa = &pool.slim[x];
-        if !sa.inputs.iter().any(|&r| is_path(pool, r)) {
+        let subtask = pool.subtask_of(x);
+        let attaches = subtask
+            .available_parameters
+            .get(pool.instance(x).parameter_index)
+            .is_some_and(|values| {
+                attached_slots(&subtask.instruction_template)
+                    .iter()
+                    .filter_map(|slot| values.get(*slot))
+                    .any(|v| {
+                        sa.inputs.iter().any(|&r| {
+                            is_path(pool, r)
+                                && pool.resource(r as usize).parameter.as_ref() == Some(v)
+                        })
+                    })
+            });
+        if !attaches {
             continue;
         }
         let records = sa
@@ -1828,6 +1845,15 @@ mod tests {
                 ],
             ),
         ];
+        let mut subs = subs;
+        subs[0].instruction_template =
+            "In Notes, create a note '{img}' with '{pdf}' attached.".into();
+        // A note that takes a file's content in keeps it.
+        let mut took_in = subs[0].clone();
+        took_in.id = SubtaskId("take_in".into());
+        took_in.instruction_template =
+            "In Notes, create a note '{img}' containing the text of '{pdf}'.".into();
+        subs.push(took_in);
         let initial: BTreeSet<Resource> =
             [Resource::new("pdf", Some("/home/user/a.pdf".into()))].into();
         let pool = Pool::new(&cat, &subs, &initial).unwrap();
@@ -1837,6 +1863,7 @@ mod tests {
             vec![(0, 1, PointlessKind::AttachmentLeftBehind)]
         );
         assert!(findings(&pool, &[find("write", 0), find("export", 1)]).is_empty());
+        assert!(findings(&pool, &[find("take_in", 0), find("export", 0)]).is_empty());
     }
 
     #[test]

@@ -135,6 +135,32 @@ pub(crate) fn changes_nothing(template: &str) -> bool {
         })
 }
 
+/// The slots whose file `template` attaches to what it makes ("with
+/// '{pdf_path}' attached", "attach '{docx_path}'", "attach the file
+/// '{pdf_path}' to it"): the record or message carries the file as it is,
+/// rather than taking its content in (a note "containing the text of
+/// '{txt_path}'", a recipe imported from a saved page).
+pub(crate) fn attached_slots(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find("'{") {
+        let before = rest[..open].trim_end().to_lowercase();
+        let Some(close) = rest[open..].find("}'") else {
+            break;
+        };
+        let slot = &rest[open + 2..open + close];
+        let after = &rest[open + close + 2..];
+        if after.starts_with(" attached")
+            || before.ends_with("attach")
+            || before.ends_with("attach the file")
+        {
+            out.push(slot);
+        }
+        rest = after;
+    }
+    out
+}
+
 /// A set of instances that tasks are composed from, with a label that becomes the
 /// task's `task_intent` (until intents exist, each weakly connected component of the
 /// dependency graph is a scope).
@@ -786,6 +812,28 @@ pub(crate) mod tests {
     use super::*;
     use crate::model::ParameterSet;
     use crate::resources::KindSpec;
+
+    #[test]
+    fn attached_files_are_told_from_files_taken_in() {
+        assert_eq!(
+            attached_slots("In Notes, create a note '{note_title}' with '{pdf_path}' attached."),
+            ["pdf_path"]
+        );
+        assert_eq!(
+            attached_slots(
+                "In To Do, add the to-do '{todo_item}' and attach the file '{pdf_path}' to it."
+            ),
+            ["pdf_path"]
+        );
+        assert_eq!(
+            attached_slots("Write a mail to {email_address} with the subject '{email_sent}', attach '{docx_path}', and send it."),
+            ["docx_path"]
+        );
+        assert!(attached_slots(
+            "In Notes, create a note titled '{note_title}' containing the text of '{txt_path}'."
+        )
+        .is_empty());
+    }
 
     #[test]
     fn change_bits_name_the_changes_not_the_values() {

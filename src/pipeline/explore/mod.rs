@@ -554,19 +554,30 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     let kind_of = |r: &Resource| catalog.kinds.get(&r.kind);
     let is_file = |r: &Resource| kind_of(r).is_some_and(|k| k.is_path());
     let is_print = |r: &Resource| kind_of(r).is_some_and(|k| k.print);
-    let instances: Vec<(Vec<Resource>, Vec<Resource>, &str)> = stored
+    // Per instance: inputs, outputs, application, and whether it attaches a
+    // file it reads to what it makes.
+    let instances: Vec<(Vec<Resource>, Vec<Resource>, &str, bool)> = stored
         .iter()
         .flat_map(|s| {
+            let attached = crate::graph::pool::attached_slots(&s.instruction_template);
             (0..s.available_parameters.len()).filter_map(move |i| {
                 let (ins, outs) = instantiate(catalog, s, i).ok()?;
-                Some((ins, outs, s.application.as_str()))
+                let values = &s.available_parameters[i];
+                let attaches = attached
+                    .iter()
+                    .filter_map(|slot| values.get(*slot))
+                    .any(|v| {
+                        ins.iter()
+                            .any(|r| is_file(r) && r.parameter.as_ref() == Some(v))
+                    });
+                Some((ins, outs, s.application.as_str(), attaches))
             })
         })
         .collect();
-    // Records made from a file (held files), and what leads nowhere.
+    // Records holding an attached file, and what leads nowhere.
     let mut holds_file: BTreeSet<&Resource> = BTreeSet::new();
-    for (ins, outs, _) in &instances {
-        if ins.iter().any(is_file) {
+    for (_, outs, _, attaches) in &instances {
+        if *attaches {
             holds_file.extend(outs.iter().filter(|o| !is_file(o) && o.parameter.is_some()));
         }
     }
@@ -585,7 +596,7 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     let mut dead: BTreeSet<&Resource> = BTreeSet::new();
     for _ in 0..=instances.len().min(64) {
         let before = dead.len();
-        for (ins, outs, app) in &instances {
+        for (ins, outs, app, _) in &instances {
             let behind_dead = ins.iter().any(|i| is_file(i) && dead.contains(i));
             for o in outs.iter().filter(|o| o.parameter.is_some() && is_file(o)) {
                 if behind_dead || dead_end(ins, o, app) {
@@ -601,7 +612,7 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     // Longest paths by relaxation; bounded so a cycle cannot loop forever.
     for _ in 0..=instances.len().min(64) {
         let mut changed = false;
-        for (ins, outs, _) in &instances {
+        for (ins, outs, _, _) in &instances {
             let behind = ins
                 .iter()
                 .filter(|r| r.parameter.is_some())
