@@ -864,12 +864,28 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             continue;
         }
         let inputs = &pool.slim[x].inputs;
+        // Two files joined that go back to one origin (a web page's text made
+        // a recipe and its PDF, and the page printed, appended to it): the
+        // content twice. Clipboard contents are no origin.
+        let origin = |r: u32, up: &[u32]| {
+            let mut all = up.to_vec();
+            all.push(r);
+            all.retain(|&o| !pool.is_held(o) && pool.resource(o as usize).parameter.is_some());
+            all
+        };
         for &i in inputs.iter() {
             let mut from = Vec::new();
             upstream(pool, nodes, i, &mut from);
-            let back = inputs
-                .iter()
-                .any(|&j| j != i && is_path(pool, j) && from.contains(&j));
+            let mine = origin(i, &from);
+            let back = inputs.iter().any(|&j| {
+                if j == i || !is_path(pool, j) {
+                    return false;
+                }
+                let mut theirs = Vec::new();
+                upstream(pool, nodes, j, &mut theirs);
+                from.contains(&j)
+                    || (is_path(pool, i) && origin(j, &theirs).iter().any(|o| mine.contains(o)))
+            });
             if !back {
                 continue;
             }
@@ -1222,13 +1238,48 @@ fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, us
                     .flat_map(|v| name_words(v))
                     .collect();
                 let shared = named.iter().filter(|w| source.contains(w)).count();
-                if 2 * shared < named.len() {
+                if 2 * shared < named.len() || of_another(pool, nodes, x, y) {
                     found.push((a, b));
                 }
             }
         }
     }
     found
+}
+
+/// Does what instance `x` copied come from another record of a kind that `y`
+/// names (the Pancakes recipe exported, opened and copied, pasted as the
+/// steps of a recipe 'Buckwheat pancakes')? Looks back through the nodes
+/// that made `x`'s inputs.
+fn of_another(pool: &Pool<'_>, nodes: &[usize], x: usize, y: usize) -> bool {
+    let sy = &pool.slim[y];
+    let named: Vec<u32> = sy
+        .outputs
+        .iter()
+        .copied()
+        .filter(|&r| is_named_record(pool, r) && sy.inputs.binary_search(&r).is_err())
+        .collect();
+    let mut seen: Vec<usize> = vec![x];
+    let mut stack = vec![x];
+    while let Some(v) = stack.pop() {
+        for &i in pool.slim[v].inputs.iter() {
+            let res = pool.resource(i as usize);
+            let other = named.iter().any(|&r| {
+                let n = pool.resource(r as usize);
+                n.kind == res.kind && n.parameter != res.parameter
+            });
+            if other {
+                return true;
+            }
+            for &w in nodes {
+                if !seen.contains(&w) && pool.slim[w].outputs.binary_search(&i).is_ok() {
+                    seen.push(w);
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// (a, b) pairs of [`PointlessKind::AttachmentLeftBehind`]: `a` makes a
@@ -1818,6 +1869,82 @@ mod tests {
         assert!(
             findings(&pool, &[copy, find("add", 2)]).is_empty(),
             "a name of no word of three letters says nothing"
+        );
+        // Another recipe's text, through a file and a copy of it.
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["txt".into()];
+        let subs = vec![
+            subtask(
+                "export",
+                "Recipes",
+                &["img"],
+                &["doc"],
+                &[&[("img", "Pancakes"), ("doc", "/home/user/pancakes.txt")]],
+            ),
+            subtask(
+                "copy",
+                "Writer",
+                &["doc"],
+                &["clip"],
+                &[&[("doc", "/home/user/pancakes.txt")]],
+            ),
+            subtask(
+                "add",
+                "Recipes",
+                &["clip"],
+                &["img"],
+                &[&[("img", "Oat pancakes")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some("Pancakes".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert_eq!(
+            findings(&pool, &[find("export"), find("copy"), find("add")]),
+            vec![(1, 2, PointlessKind::PastedUnderAnotherName)],
+            "the Pancakes recipe's text as the steps of 'Oat pancakes'"
+        );
+    }
+
+    #[test]
+    fn two_files_of_one_origin_are_not_joined() {
+        let cat = office_catalog();
+        let url = [("address", "https://recipes.example.com/soup")];
+        let subs = vec![
+            subtask(
+                "print",
+                "Browser",
+                &["address"],
+                &["pdf"],
+                &[&[url[0], ("pdf", "/home/user/page.pdf")]],
+            ),
+            subtask(
+                "save",
+                "Reader",
+                &["address"],
+                &["pdf"],
+                &[&[url[0], ("pdf", "/home/user/soup.pdf")]],
+            ),
+            subtask(
+                "merge",
+                "PDF Tool",
+                &["pdf", "pdf:other_pdf"],
+                &["pdf:new_pdf"],
+                &[&[
+                    ("pdf", "/home/user/soup.pdf"),
+                    ("other_pdf", "/home/user/page.pdf"),
+                    ("new_pdf", "/home/user/both.pdf"),
+                ]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("address", Some(url[0].1.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let found = findings(&pool, &[find("print"), find("save"), find("merge")]);
+        assert!(
+            found
+                .iter()
+                .any(|f| f.2 == PointlessKind::RoundTrip && f.1 == 2),
+            "{found:?}"
         );
     }
 

@@ -601,6 +601,11 @@ impl OfflineExplorer {
                         .values()
                         .find_map(|v| person_of_address(v))
                         .unwrap_or_else(|| text_value(field, &stem, hs + i, &self.catalog.topics)),
+                    // A body written into a record that is no message (a
+                    // note) is what one notes down, not a mail's greeting.
+                    SlotRole::Text { field } if !self.sends(plan) && is_message_field(field) => {
+                        text_value("note", &stem, hs + i, &self.catalog.topics)
+                    }
                     SlotRole::Text { field } => {
                         text_value(field, &stem, hs + i, &self.catalog.topics)
                     }
@@ -796,6 +801,15 @@ impl OfflineExplorer {
     /// CSV) as a .txt ('analysis.py' as 'analysis.txt')? That
     /// changes nothing a reader sees: a mail or a to-do carries the script
     /// itself, and an editor edits it as it is.
+    /// Does `plan` send something (a mail, a chat message: `sends` kinds)?
+    fn sends(&self, plan: &Plan) -> bool {
+        let sends = |k: &String| self.catalog.kinds.get(k).is_some_and(|k| k.sends);
+        plan.produces.iter().any(sends)
+            || plan.slots.iter().any(|s| {
+                matches!(&s.role, SlotRole::OutputRecord { kind } | SlotRole::OutputPath { kind, .. } if sends(kind))
+            })
+    }
+
     fn renames_text(&self, plan: &Plan, values: &ParameterSet) -> bool {
         let read: Vec<String> = plan
             .slots
@@ -2122,6 +2136,11 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
 }
 
 /// A value for a free-text field, by what the field's name says it holds.
+/// Is `field` a message's text (a mail's or a note's body)?
+fn is_message_field(field: &str) -> bool {
+    matches!(field.to_ascii_lowercase().as_str(), "body" | "message")
+}
+
 fn text_value(field: &str, stem: &str, i: usize, topics: &Topics) -> String {
     specific_text(field, stem, i, topics)
         .or_else(|| worded_text(field, stem, i, topics))
@@ -2148,6 +2167,13 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
             "Have a look when you get a chance.",
             "Here is what we talked about.",
             "Sharing this with you; let me know what you think.",
+        ],
+        // What one notes down in a note's body (not a greeting).
+        "note" => &[
+            "Points to remember for later.",
+            "Ideas to go over this week.",
+            "Things to check before Friday.",
+            "Open questions and next steps.",
         ],
         // A caption names what the picture shows, whatever the season.
         "caption" => &["{w}", "{w}, 2026", "{w} (2026)"],
