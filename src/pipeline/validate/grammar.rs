@@ -43,10 +43,12 @@
 //!   there are three separate things to do."), and each piece's first sentence
 //!   leads with its ordinal ("First,", "Second,", ...); so does one piece with
 //!   three or more steps that wait for nothing and come first in the order
-//!   (files made apart, then zipped or mailed together: "For the summer trip,
-//!   three things come first, in any order. First, ... Second, ... Third, ...
-//!   Now, in Mail, ..."); when a start's branch goes on before the others
-//!   begin, the starts are not counted.
+//!   (files made apart, then zipped or mailed together) opens with a goal
+//!   sentence counting them, and their sentences take no lead ("For the
+//!   summer trip, three things come first, in any order. Open ... . Open ...
+//!   . Open ... . Now, in Mail, ..."; readers read "in any order. First, ...
+//!   Fifth," as ordering words where order does not matter); when a start's
+//!   branch goes on before the others begin, the starts are not counted.
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.
@@ -84,6 +86,20 @@ pub const ORDINALS: &[&str] = &[
 pub const COUNTS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
+/// Ends the goal sentence of a task whose first steps are made apart and then
+/// gathered ("For the summer trip, three things come first, in any order."):
+/// the count's sentences that follow wait for nothing, without a lead.
+pub const COME_FIRST: &str = "things come first, in any order";
+
+/// How many sentences a goal sentence ending in [`COME_FIRST`] says wait for
+/// nothing ("three things come first, in any order" gives 3).
+pub fn gathered_count(goal: &str) -> Option<usize> {
+    let goal = goal.trim().trim_end_matches('.').to_lowercase();
+    let head = goal.strip_suffix(COME_FIRST)?.trim_end();
+    let word = head.rsplit([' ', ',']).next()?;
+    COUNTS.iter().position(|c| *c == word).map(|k| k + 2)
+}
+
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
 pub const INDEPENDENT: &[&str] = &[
     "separately",

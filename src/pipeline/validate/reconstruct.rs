@@ -120,7 +120,8 @@ pub fn parse_for(
         if goal.is_none() && steps.is_some_and(|n| sentences.len() == n + 1) {
             goal = Some(sentences.remove(0).to_string());
         }
-        parse_natural(&sentences)?
+        let apart = goal.as_deref().and_then(super::grammar::gathered_count);
+        parse_natural(&sentences, apart.unwrap_or(0))?
     };
     if steps.is_empty() {
         return Err(ReconstructError::NoSteps);
@@ -248,11 +249,17 @@ fn after_prefix(step: &str) -> Option<(Vec<usize>, &str)> {
     }
 }
 
-fn parse_natural(sentences: &[&str]) -> Result<Steps, ReconstructError> {
+/// `apart`: how many first sentences the goal counted as waiting for nothing
+/// (see [`super::grammar::gathered_count`]).
+fn parse_natural(sentences: &[&str], apart: usize) -> Result<Steps, ReconstructError> {
     let mut steps: Vec<String> = Vec::with_capacity(sentences.len());
     let mut edges = Vec::new();
     for (i, sentence) in sentences.iter().enumerate() {
         let (lead, clause) = natural_lead(sentence);
+        let lead = match lead {
+            Lead::None if i < apart => Lead::Independent,
+            lead => lead,
+        };
         let clause = clause.trim().trim_end_matches('.').trim();
         if clause.is_empty() {
             return Err(ReconstructError::EmptyStep { step: i + 1 });

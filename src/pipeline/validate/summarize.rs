@@ -556,7 +556,7 @@ fn natural_body(
     clauses: &[String],
     purpose: Option<&str>,
 ) -> Option<String> {
-    use super::grammar::{ALSO, COUNTS, FINALLY, NOW, ONCE, ORDINALS, SEPARATE_LEADS};
+    use super::grammar::{ALSO, COME_FIRST, COUNTS, FINALLY, NOW, ONCE, ORDINALS, SEPARATE_LEADS};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
     let mut sentences = Vec::with_capacity(order.len() + 1);
@@ -594,7 +594,7 @@ fn natural_body(
             if !jobs && pieces == 1 && starts_lead && (3..=ORDINALS.len()).contains(&starts) =>
         {
             sentences.push(format!(
-                "{}, {} things come first, in any order.",
+                "{}, {} {COME_FIRST}.",
                 text::capitalize(purpose),
                 COUNTS[starts - 2]
             ));
@@ -602,7 +602,6 @@ fn natural_body(
         }
         _ => false,
     };
-    let mut start = 0;
     let mut started = vec![false; pieces];
     for (p, &v) in order.iter().enumerate() {
         let mut preds: Vec<usize> = reduction
@@ -616,8 +615,8 @@ fn natural_body(
         let sentence = if jobs && opens_piece {
             format!("{} {}", ORDINALS[piece[v]], text::decapitalize(clause))
         } else if gathers && preds.is_empty() {
-            start += 1;
-            format!("{} {}", ORDINALS[start - 1], text::decapitalize(clause))
+            // The goal sentence counted them: no lead.
+            text::capitalize(clause)
         } else if p == 0 {
             match purpose {
                 Some(purpose) => format!(
@@ -870,10 +869,18 @@ mod tests {
         ]);
         let body = natural_body(&gather, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
         assert!(
-            body.starts_with("For the trip, three things come first, in any order. First, in A"),
+            body.starts_with("For the trip, three things come first, in any order. In A"),
             "{body}"
         );
-        assert!(body.contains("Third, in C"), "{body}");
+        assert!(
+            !body.contains("First,") && !body.contains("Third,"),
+            "{body}"
+        );
+        // The reconstructor reads the count: the three wait for nothing.
+        let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
+        let mut edges = parsed.edges.clone();
+        edges.sort_unstable();
+        assert_eq!(edges, [(0, 3), (1, 3), (2, 3), (3, 4)], "{body}");
         // A start whose branch goes on before the others begin: no count, no
         // ordinals ("First, ... Then, ... Second," would muddle it).
         let branch = Relations::new(
