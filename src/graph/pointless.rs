@@ -873,18 +873,28 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             all.retain(|&o| !pool.is_held(o) && pool.resource(o as usize).parameter.is_some());
             all
         };
-        for &i in inputs.iter() {
-            let mut from = Vec::new();
-            upstream(pool, nodes, i, &mut from);
-            let mine = origin(i, &from);
-            let back = inputs.iter().any(|&j| {
-                if j == i || !is_path(pool, j) {
-                    return false;
-                }
-                let mut theirs = Vec::new();
-                upstream(pool, nodes, j, &mut theirs);
-                from.contains(&j)
-                    || (is_path(pool, i) && origin(j, &theirs).iter().any(|o| mine.contains(o)))
+        // Each input's upstream, walked once: the pair test below reads it
+        // for every other input.
+        let ups: Vec<Vec<u32>> = inputs
+            .iter()
+            .map(|&i| {
+                let mut from = Vec::new();
+                upstream(pool, nodes, i, &mut from);
+                from
+            })
+            .collect();
+        let origins: Vec<Vec<u32>> = inputs
+            .iter()
+            .zip(&ups)
+            .map(|(&i, up)| origin(i, up))
+            .collect();
+        for (k, &i) in inputs.iter().enumerate() {
+            let from = &ups[k];
+            let back = inputs.iter().enumerate().any(|(m, &j)| {
+                j != i
+                    && is_path(pool, j)
+                    && (from.contains(&j)
+                        || (is_path(pool, i) && origins[m].iter().any(|o| origins[k].contains(o))))
             });
             if !back {
                 continue;
