@@ -408,10 +408,15 @@ fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
             FieldRule::Never
         } else if let Some(f) = labelled_field(&inst.instruction, v, fields) {
             FieldRule::Only(f)
-        } else if let Some(f) = fields.iter().find(|f| names_field(name, f)) {
+        } else if let Some(f) = fields
+            .iter()
+            .find(|f| !names_record(inst, name) && names_field(name, f))
+        {
             // The explorer names a typed value's slot after the box it is
             // typed in ("comment" for Comment): a comment is not tried in the
-            // Password box beside it.
+            // Password box beside it. A record the subtask reads is named
+            // after its kind (`note_title`), not after a box: it is picked in
+            // a list, not typed into one ("Note title" of another screen).
             FieldRule::Only(f.clone())
         } else if is_input && (v.starts_with('/') || v.starts_with('~')) {
             FieldRule::PathField
@@ -426,6 +431,18 @@ fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
         });
     }
     out
+}
+
+/// Is `param` the slot of an input record of `inst` (a slot named after the
+/// record's kind, as `note_title` for a note it selects)?
+fn names_record(inst: &Instance, param: &str) -> bool {
+    inst.inputs.iter().any(|r| {
+        r.kind == param
+            && !r
+                .parameter
+                .as_deref()
+                .is_some_and(|v| v.starts_with('/') || v.starts_with('~'))
+    })
 }
 
 /// Is `param` the name of the box with text `field` ("export_name" and
@@ -1724,5 +1741,38 @@ mod tests {
     #[test]
     fn literal_text_is_escaped() {
         assert_eq!(literal_keys("2+3 (x)"), "2{+}3 {(}x{)}");
+    }
+
+    #[test]
+    fn a_record_read_is_picked_not_made_again_in_a_box_named_like_its_kind() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let base = SimDesktop::load(root).unwrap();
+        let catalog = Catalog::load(root).unwrap();
+        let s: crate::model::Subtask = serde_json::from_value(serde_json::json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "instruction_template": "In Notes, select '{note_title}', then export a note as a text file, giving the text file '{txt_path}'.",
+            "application": "Notes",
+            "OS": "Linux",
+            "available_parameters": [
+                {"note_title": "Groceries", "txt_path": "/home/user/Documents/Groceries.txt"},
+                {"note_title": "Home budget notes", "txt_path": "/home/user/Documents/Home budget notes.txt"}
+            ],
+            "input_resources": ["note_title"],
+            "output_resources": ["txt_path"]
+        }))
+        .unwrap();
+        let actor = OfflineActor::new(base.clone(), catalog.clone(), vec![s.clone()]);
+        for idx in 0..2 {
+            let inst = Instance::new(&catalog, &s, idx).unwrap();
+            let plan = actor.plan(&inst, &Subgoals::default()).unwrap();
+            let clicked: Vec<&str> = plan
+                .iter()
+                .map(|p| p.action.control_text.as_str())
+                .collect();
+            // Not "File Note", "Note title", "Save" first: the note exists, and
+            // 'Note title' is the box of another screen that makes a new one.
+            assert!(!clicked.contains(&"File Note"), "{clicked:?}");
+            assert_eq!(clicked.last(), Some(&"Export"), "{clicked:?}");
+        }
     }
 }
