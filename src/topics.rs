@@ -50,6 +50,11 @@ pub struct Topic {
     /// value of any circle.
     #[serde(default)]
     pub circle: Option<String>,
+    /// What a person notes down about it (a note's body: "Electricity 84.20
+    /// due on the 15th."): each line keeps to the topic, naming no word of
+    /// another topic or of another circle.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One circle of `topics.toml`: work or home, with the words that mark a value or
@@ -174,6 +179,7 @@ impl Topics {
         Topics::new(file.topics)
             .and_then(|t| t.with_circles(file.circles))
             .and_then(|t| t.with_subjects(file.subjects))
+            .and_then(Topics::with_checked_notes)
             .map_err(|message| CatalogError::Invalid {
                 path: path.to_path_buf(),
                 message,
@@ -221,6 +227,48 @@ impl Topics {
         self.circle_patterns = patterns;
         self.topic_circles = topic_circles;
         Ok(self)
+    }
+
+    /// These topics once every topic's `notes` keep to it: a line naming a
+    /// word of another topic or of another circle would carry its note into
+    /// that topic's tasks.
+    ///
+    /// # Errors
+    /// The first line that strays, naming its topic.
+    pub fn with_checked_notes(self) -> Result<Topics, String> {
+        for (i, t) in self.topics.iter().enumerate() {
+            for line in &t.notes {
+                let words = words_of(line);
+                let strays = self
+                    .patterns
+                    .iter()
+                    .any(|(o, p)| *o != i && words.windows(p.len()).any(|w| w == p.as_slice()));
+                if strays {
+                    return Err(format!(
+                        "a note of topic '{}' names a word of another topic: '{line}'",
+                        t.name
+                    ));
+                }
+                if !self
+                    .circles_of([line.as_str()])
+                    .within(self.circle_of_topic(i))
+                {
+                    return Err(format!(
+                        "a note of topic '{}' names a word of another circle: '{line}'",
+                        t.name
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// What a person notes down about the topic of `value` (one of its
+    /// `notes`, the `i`-th in turn); `None` for a value of no topic or of a
+    /// topic without notes.
+    pub fn note_about(&self, value: &str, i: usize) -> Option<&str> {
+        let notes = &self.topics.get(self.topic_of(value)?)?.notes;
+        (!notes.is_empty()).then(|| notes[i % notes.len()].as_str())
     }
 
     /// The circle of topic `t` (empty for a topic without one, or no topics).
@@ -386,6 +434,7 @@ mod tests {
             purpose: format!("for the {name}"),
             words: words.iter().map(|w| w.to_string()).collect(),
             circle: None,
+            notes: Vec::new(),
         };
         Topics::new(vec![
             t("trip", &["summer trip", "beach"]),
@@ -441,6 +490,7 @@ mod tests {
             purpose: "for the trip".into(),
             words: vec!["Lisbon".into(), "summer trip".into()],
             circle: None,
+            notes: Vec::new(),
         }])
         .unwrap();
         assert_eq!(t.lower_but_names("Prepare Lisbon"), "prepare Lisbon");
@@ -461,6 +511,7 @@ mod tests {
             purpose: String::new(),
             words: vec!["Team".into()],
             circle: None,
+            notes: Vec::new(),
         };
         let err = Topics::new(vec![t("a"), t("b")]).unwrap_err();
         assert!(
@@ -476,6 +527,7 @@ mod tests {
             purpose: String::new(),
             words: words.iter().map(|w| w.to_string()).collect(),
             circle: Some(circle.into()),
+            notes: Vec::new(),
         };
         let c = |name: &str, words: &[&str]| Circle {
             name: name.into(),
@@ -507,6 +559,59 @@ mod tests {
             .with_circles(vec![c("home", &["family"])])
             .unwrap_err();
         assert!(err.contains("'trip'") && err.contains("'leisure'"), "{err}");
+    }
+
+    #[test]
+    fn a_note_keeps_to_its_topic_and_circle() {
+        let t = |name: &str, words: &[&str], circle: &str, notes: &[&str]| Topic {
+            name: name.into(),
+            purpose: String::new(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            circle: Some(circle.into()),
+            notes: notes.iter().map(|w| w.to_string()).collect(),
+        };
+        let circles = || {
+            vec![Circle {
+                name: "home".into(),
+                words: vec!["family".into()],
+            }]
+        };
+        let load = |notes: &[&str]| {
+            Topics::new(vec![
+                t("trip", &["trip"], "home", notes),
+                t("money", &["budget"], "home", &[]),
+            ])
+            .unwrap()
+            .with_circles(circles())
+            .unwrap()
+            .with_checked_notes()
+        };
+        let ok = load(&["Pack sun cream.", "Trip: flights on the 14th."]).unwrap();
+        assert_eq!(
+            ok.note_about("summer_trip.txt", 1),
+            Some("Trip: flights on the 14th.")
+        );
+        assert_eq!(
+            ok.note_about("home_budget.xlsx", 0),
+            None,
+            "a topic without notes"
+        );
+        assert_eq!(ok.note_about("welcome.txt", 0), None, "no topic");
+        let err = load(&["Trip budget: 900."]).unwrap_err();
+        assert!(
+            err.contains("'trip'") && err.contains("another topic"),
+            "{err}"
+        );
+        let err = Topics::new(vec![Topic {
+            circle: None,
+            ..t("trip", &["trip"], "home", &["Ask the family."])
+        }])
+        .unwrap()
+        .with_circles(circles())
+        .unwrap()
+        .with_checked_notes()
+        .unwrap_err();
+        assert!(err.contains("another circle"), "{err}");
     }
 
     #[test]

@@ -2401,6 +2401,7 @@ mod tests {
             purpose: format!("for the {name}"),
             words: vec![name.into()],
             circle: None,
+            notes: Vec::new(),
         };
         cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
         let root =

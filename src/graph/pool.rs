@@ -1020,6 +1020,7 @@ pub(crate) mod tests {
             purpose: format!("for the {name}"),
             words: vec![name.into()],
             circle: None,
+            notes: Vec::new(),
         };
         cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
         let subs = vec![

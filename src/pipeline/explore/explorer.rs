@@ -1966,11 +1966,12 @@ fn output_record(
             "{w} catch-up",
             "{w} walkthrough",
         ],
+        // Not "Sharing {w}" ('Sharing household money' read as money being
+        // shared) nor "{w}, as promised" (a promise nobody made).
         "email_sent" => &[
             "{w}",
             "{w} update",
-            "Sharing {w}",
-            "{w}, as promised",
+            "{w} to look over",
             "Latest {w}",
             "Quick look at {w}",
             "{w} attached",
@@ -2168,7 +2169,11 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
             "Here is what we talked about.",
             "Sharing this with you; let me know what you think.",
         ],
-        // What one notes down in a note's body (not a greeting).
+        // What one notes down in a note's body (not a greeting): about the
+        // subject's topic when it has notes, a placeholder only without one.
+        "note" if topics.note_about(stem, i).is_some() => {
+            return topics.note_about(stem, i).map(str::to_string);
+        }
         "note" => &[
             "Points to remember for later.",
             "Ideas to go over this week.",
@@ -2643,6 +2648,7 @@ mod tests {
             purpose: "for the summer trip".into(),
             words: vec!["summer trip".into(), "beach".into(), "itinerary".into()],
             circle: None,
+            notes: Vec::new(),
         }])
         .unwrap();
         let known = vec![
@@ -2715,7 +2721,7 @@ mod tests {
                 &Topics::default()
             )
             .unwrap(),
-            "Sharing weekly review",
+            "Weekly review to look over",
             "no 'Weekly review for review'"
         );
         // A stem `[subjects]` lists reads as its subject ("Sharing stock"
@@ -2728,7 +2734,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             output_record("email_sent", "stock", 2, &BTreeSet::new(), &listed).unwrap(),
-            "Sharing stock list"
+            "Stock list to look over"
         );
         // A month keeps its capital inside a title.
         assert_eq!(
