@@ -134,8 +134,13 @@ pub fn summarize(
             .as_deref()
             .map(|p| text::sanitize(p).trim().to_string())
             .filter(|p| !p.is_empty());
-        // Independent pieces of work are told one after the other.
-        let worded = std::iter::once(chained)
+        // Independent pieces of work are told one after the other. Files made
+        // apart and then gathered are counted first when that reads: five
+        // starts told with "Separately," "Apart from that," ... read as a
+        // template.
+        let worded = starts_first(&rel, &chained, purpose.is_some())
+            .into_iter()
+            .chain(std::iter::once(chained))
             .chain(topological_orders(&rel, NATURAL_ORDERS))
             .map(|o| by_piece(&rel, o))
             .find_map(|o| natural_body(&rel, &o, &texts, purpose.as_deref()).map(|body| (o, body)));
@@ -488,6 +493,24 @@ pub(crate) fn chain_order(rel: &Relations, preferred: &[usize]) -> Vec<usize> {
         order.push(v);
     }
     order
+}
+
+/// `order` with the steps that wait for nothing moved to the front, when the
+/// task is one piece that gathers three or more of them and `order` does not
+/// already lead with them (see the grammar's counted starts): the rest keep
+/// their order, so the result is still topological. `None` otherwise.
+fn starts_first(rel: &Relations, order: &[usize], purpose: bool) -> Option<Vec<usize>> {
+    use super::grammar::ORDINALS;
+    let is_start = |v: usize| rel.preds(v).is_empty();
+    let starts = order.iter().filter(|&&v| is_start(v)).count();
+    let one_piece = rel.pieces_along(order).iter().all(|&p| p == 0);
+    let leads = order[..starts].iter().all(|&v| is_start(v));
+    if !purpose || !one_piece || leads || !(3..=ORDINALS.len()).contains(&starts) {
+        return None;
+    }
+    let (mut first, rest): (Vec<usize>, Vec<usize>) = order.iter().partition(|&&v| is_start(v));
+    first.extend(rest);
+    Some(first)
 }
 
 /// Topological orders tried for the natural wording after the chained one.
@@ -898,6 +921,28 @@ mod tests {
         assert!(
             !body.contains("come first") && !body.contains("Second,"),
             "{body}"
+        );
+        // Told starts first instead, the three are counted and the branch's
+        // second step says what it waits for by name.
+        let order = starts_first(&branch, &[0, 1, 2, 3, 4], true).unwrap();
+        assert_eq!(order, [0, 2, 3, 1, 4]);
+        let body = natural_body(&branch, &order, &clauses, Some("for the trip")).unwrap();
+        assert!(
+            body.starts_with("For the trip, three things come first, in any order. In A"),
+            "{body}"
+        );
+        let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
+        let mut edges = parsed.edges.clone();
+        edges.sort_unstable();
+        // Positions in the text: A 0, C 1, D 2, B 3, E 4.
+        assert_eq!(edges, [(0, 3), (1, 4), (2, 4), (3, 4)], "{body}");
+        assert!(
+            starts_first(&gather, &[0, 1, 2, 3, 4], true).is_none(),
+            "already leads"
+        );
+        assert!(
+            starts_first(&branch, &[0, 1, 2, 3, 4], false).is_none(),
+            "no purpose"
         );
     }
 
