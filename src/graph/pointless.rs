@@ -79,6 +79,9 @@
 //! - an **attachment left behind** ([`PointlessKind::AttachmentLeftBehind`]):
 //!   a record made to hold a file (a note with a PDF attached) saved as plain
 //!   text, which keeps the record's words and loses the file.
+//! - **two visits** ([`PointlessKind::TwoVisits`]): one file, page or record
+//!   read by two nodes of one application, or by a node that only copies from
+//!   it beside another that opens it.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -130,7 +133,9 @@ pub enum PointlessKind {
     /// attaches the archive ties it up.
     UnsentArchive,
     /// Node `b` combines a file with something made from that same file
-    /// (through node `a`): a deck's own text pasted back into the deck.
+    /// (through node `a`): a deck's own text pasted back into the deck; or
+    /// carries both on (a recipe's text and the PDF printed from it, mailed
+    /// together).
     RoundTrip,
     /// Node `a` only saves a file of another kind as plain text, and nothing
     /// uses the copy (`b == a`): a CSV saved as .txt, a PDF converted to text
@@ -184,6 +189,12 @@ pub enum PointlessKind {
     /// record's words and leaves the file behind, so whatever the text is
     /// used for, the file's work is lost on the way.
     AttachmentLeftBehind,
+    /// Nodes `a` and `b` both read one file, page or record without changing
+    /// it, in the same application or with one of them only copying from it:
+    /// a web page opened twice (saved, then visited again to copy its text),
+    /// a text file printed in one editor and opened in another only to copy
+    /// it. A person does both in one visit.
+    TwoVisits,
 }
 
 impl PointlessKind {
@@ -858,12 +869,16 @@ fn upstream(pool: &Pool<'_>, nodes: &[usize], r: u32, seen: &mut Vec<u32>) {
 fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     for (b, &x) in nodes.iter().enumerate() {
-        // A message may carry a file and text taken from it; a file may not be
-        // made of itself twice.
-        if !pool.slim[x].outputs.iter().any(|&o| is_path(pool, o)) {
+        // A message may carry a file and text taken from it, or two files
+        // made apart from one (a ledger's chart and its totals); a file may
+        // not be made of itself twice, and nothing carries a file beside one
+        // made from it (a recipe's text and the PDF printed from it, mailed
+        // together).
+        let makes_file = pool.slim[x].outputs.iter().any(|&o| is_path(pool, o));
+        let inputs = &pool.slim[x].inputs;
+        if !makes_file && inputs.iter().filter(|&&r| is_path(pool, r)).count() < 2 {
             continue;
         }
-        let inputs = &pool.slim[x].inputs;
         // Two files joined that go back to one origin (a web page's text made
         // a recipe and its PDF, and the page printed, appended to it): the
         // content twice. Clipboard contents are no origin.
@@ -891,10 +906,11 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
         for (k, &i) in inputs.iter().enumerate() {
             let from = &ups[k];
             let back = inputs.iter().enumerate().any(|(m, &j)| {
-                j != i
-                    && is_path(pool, j)
-                    && (from.contains(&j)
-                        || (is_path(pool, i) && origins[m].iter().any(|o| origins[k].contains(o))))
+                let joined_twice = makes_file
+                    && is_path(pool, i)
+                    && origins[m].iter().any(|o| origins[k].contains(o));
+                let lineage = from.contains(&j) && (makes_file || is_path(pool, i));
+                j != i && is_path(pool, j) && (lineage || joined_twice)
             });
             if !back {
                 continue;
@@ -1046,6 +1062,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             a,
             b,
             kind: PointlessKind::AttachmentLeftBehind,
+        });
+    }
+    for (a, b) in two_visits(pool, nodes) {
+        found.push(Pointless {
+            a,
+            b,
+            kind: PointlessKind::TwoVisits,
         });
     }
     for (a, b) in unused_edits(pool, nodes, has_successor) {
@@ -1290,6 +1313,46 @@ fn of_another(pool: &Pool<'_>, nodes: &[usize], x: usize, y: usize) -> bool {
         }
     }
     false
+}
+
+/// (a, b) pairs of [`PointlessKind::TwoVisits`]: `a` before `b` in `nodes`,
+/// both reading a named thing (a file, a page, a record: an input with a
+/// parameter that is not on the clipboard) that neither changes, in one
+/// application or with one of them only copying (every output on the
+/// clipboard); neither only carries it (a mail attaching a file does not open
+/// it, see [`only_carries`]).
+fn two_visits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let copies_only = |x: usize| {
+        let out = &pool.slim[x].outputs;
+        !out.is_empty() && out.iter().all(|&r| pool.is_held(r))
+    };
+    let visited = |x: usize| -> Vec<u32> {
+        let s = &pool.slim[x];
+        s.inputs
+            .iter()
+            .copied()
+            .filter(|&r| {
+                !pool.is_held(r)
+                    && pool.resource(r as usize).parameter.is_some()
+                    && s.modifies.binary_search(&r).is_err()
+            })
+            .collect()
+    };
+    let read: Vec<Vec<u32>> = nodes.iter().map(|&x| visited(x)).collect();
+    let mut found = Vec::new();
+    for a in 0..nodes.len() {
+        for b in a + 1..nodes.len() {
+            let (x, y) = (nodes[a], nodes[b]);
+            // A mail or a to-do carrying the file does not open it.
+            let opens = !only_carries(pool, x) && !only_carries(pool, y);
+            let one_visit =
+                opens && (pool.slim[x].app == pool.slim[y].app || copies_only(x) || copies_only(y));
+            if one_visit && read[a].iter().any(|r| read[b].contains(r)) {
+                found.push((a, b));
+            }
+        }
+    }
+    found
 }
 
 /// (a, b) pairs of [`PointlessKind::AttachmentLeftBehind`]: `a` makes a
@@ -1956,6 +2019,100 @@ mod tests {
                 .any(|f| f.2 == PointlessKind::RoundTrip && f.1 == 2),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn a_mail_carries_a_file_or_what_was_made_of_it_not_both() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("img").unwrap().sends = true;
+        let txt = "/home/user/Documents/recipe.txt";
+        let pdf = "/home/user/Documents/recipe.pdf";
+        let other = "/home/user/Documents/other.pdf";
+        let subs = vec![
+            subtask(
+                "print",
+                "Writer",
+                &["txt"],
+                &["pdf"],
+                &[&[("txt", txt), ("pdf", pdf)]],
+            ),
+            // "img" stands for a sent mail here.
+            subtask(
+                "mail",
+                "Mail",
+                &["txt", "pdf"],
+                &["img"],
+                &[
+                    &[("txt", txt), ("pdf", pdf), ("img", "Recipe")],
+                    &[("txt", txt), ("pdf", other), ("img", "Both")],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("txt", Some(txt.into())),
+            Resource::new("pdf", Some(other.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        assert!(
+            findings(&pool, &[find("print", 0), find("mail", 0)]).contains(&(
+                0,
+                1,
+                PointlessKind::RoundTrip
+            ))
+        );
+        assert!(
+            findings(&pool, &[find("mail", 1)]).is_empty(),
+            "two files of their own"
+        );
+    }
+
+    #[test]
+    fn one_page_opened_twice_is_one_visit_too_many() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let page = "/home/user/Downloads/page.txt";
+        let subs = vec![
+            subtask(
+                "save",
+                "Browser",
+                &["txt"],
+                &["pdf"],
+                &[&[("txt", page), ("pdf", "/home/user/Downloads/page.pdf")]],
+            ),
+            subtask("copy", "Browser", &["txt"], &["clip"], &[&[("txt", page)]]),
+            subtask(
+                "copy_elsewhere",
+                "Writer",
+                &["txt"],
+                &["clip"],
+                &[&[("txt", page)]],
+            ),
+            subtask(
+                "print_elsewhere",
+                "Writer",
+                &["txt"],
+                &["doc"],
+                &[&[("txt", page), ("doc", "/home/user/Documents/page.docx")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("txt", Some(page.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let two = |a: &str, b: &str| {
+            findings(&pool, &[find(a), find(b)])
+                .iter()
+                .any(|f| f.2 == PointlessKind::TwoVisits)
+        };
+        assert!(two("save", "copy"), "one application, one page");
+        assert!(
+            two("save", "copy_elsewhere"),
+            "opened elsewhere only to copy it"
+        );
+        // Two applications each making something of one file: a hub, not a
+        // repeat.
+        assert!(!two("save", "print_elsewhere"));
     }
 
     #[test]

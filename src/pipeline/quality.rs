@@ -133,6 +133,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::AttachmentLeftBehind => {
                 format!("{b} saves as plain text a record {a} made to hold a file, leaving the file behind")
             }
+            PointlessKind::TwoVisits => {
+                format!("{a} and {b} open the same thing apart where one visit does both")
+            }
         });
     }
     let artefacts = template_artefacts(high);
