@@ -79,9 +79,8 @@
 //! - an **attachment left behind** ([`PointlessKind::AttachmentLeftBehind`]):
 //!   a record made to hold a file (a note with a PDF attached) saved as plain
 //!   text, which keeps the record's words and loses the file.
-//! - **two visits** ([`PointlessKind::TwoVisits`]): one file, page or record
-//!   read by two nodes of one application, or by a node that only copies from
-//!   it beside another that opens it.
+//! - **two visits** ([`PointlessKind::TwoVisits`]): a file, page or record
+//!   opened again only to copy from it.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -189,11 +188,11 @@ pub enum PointlessKind {
     /// record's words and leaves the file behind, so whatever the text is
     /// used for, the file's work is lost on the way.
     AttachmentLeftBehind,
-    /// Nodes `a` and `b` both read one file, page or record without changing
-    /// it, in the same application or with one of them only copying from it:
-    /// a web page opened twice (saved, then visited again to copy its text),
-    /// a text file printed in one editor and opened in another only to copy
-    /// it. A person does both in one visit.
+    /// One of nodes `a` and `b` only copies from a file, page or record the
+    /// other opens, in the same application or as the one thing the other
+    /// reads: a web page saved, then visited again to copy its text; a text
+    /// file printed in one editor and opened in another only to copy it. A
+    /// person copies while it is open.
     TwoVisits,
 }
 
@@ -1316,11 +1315,12 @@ fn of_another(pool: &Pool<'_>, nodes: &[usize], x: usize, y: usize) -> bool {
 }
 
 /// (a, b) pairs of [`PointlessKind::TwoVisits`]: `a` before `b` in `nodes`,
-/// both reading a named thing (a file, a page, a record: an input with a
-/// parameter that is not on the clipboard) that neither changes, in one
-/// application or with one of them only copying (every output on the
-/// clipboard); neither only carries it (a mail attaching a file does not open
-/// it, see [`only_carries`]).
+/// one of them only copying from a named thing (every output on the
+/// clipboard; the thing a file, a page or a record: an input with a parameter
+/// that is not on the clipboard, which neither changes) that the other opens:
+/// in the same application, or as the one thing it reads. A picture inserted
+/// into a deck is not opened, and a mail attaching a file does not open it
+/// ([`only_carries`]).
 fn two_visits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let copies_only = |x: usize| {
         let out = &pool.slim[x].outputs;
@@ -1339,15 +1339,19 @@ fn two_visits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             .collect()
     };
     let read: Vec<Vec<u32>> = nodes.iter().map(|&x| visited(x)).collect();
+    // Does node `o` open `r`, which node `c` only copies from?
+    let opens = |c: usize, o: usize, r: u32| {
+        copies_only(nodes[c])
+            && !only_carries(pool, nodes[o])
+            && (pool.slim[nodes[c]].app == pool.slim[nodes[o]].app || read[o] == [r])
+    };
     let mut found = Vec::new();
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
-            let (x, y) = (nodes[a], nodes[b]);
-            // A mail or a to-do carrying the file does not open it.
-            let opens = !only_carries(pool, x) && !only_carries(pool, y);
-            let one_visit =
-                opens && (pool.slim[x].app == pool.slim[y].app || copies_only(x) || copies_only(y));
-            if one_visit && read[a].iter().any(|r| read[b].contains(r)) {
+            let twice = read[a]
+                .iter()
+                .any(|&r| read[b].contains(&r) && (opens(a, b, r) || opens(b, a, r)));
+            if twice {
                 found.push((a, b));
             }
         }
@@ -2096,8 +2100,23 @@ mod tests {
                 &["doc"],
                 &[&[("txt", page), ("doc", "/home/user/Documents/page.docx")]],
             ),
+            subtask(
+                "insert",
+                "Slides",
+                &["doc", "txt"],
+                &["pdf"],
+                &[&[
+                    ("doc", "/home/user/Documents/deck.docx"),
+                    ("txt", page),
+                    ("pdf", "/home/user/Documents/deck.pdf"),
+                ]],
+            ),
         ];
-        let initial: BTreeSet<Resource> = [Resource::new("txt", Some(page.into()))].into();
+        let initial: BTreeSet<Resource> = [
+            Resource::new("txt", Some(page.into())),
+            Resource::new("doc", Some("/home/user/Documents/deck.docx".into())),
+        ]
+        .into();
         let pool = Pool::new(&cat, &subs, &initial).unwrap();
         let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
         let two = |a: &str, b: &str| {
@@ -2111,8 +2130,9 @@ mod tests {
             "opened elsewhere only to copy it"
         );
         // Two applications each making something of one file: a hub, not a
-        // repeat.
+        // repeat; nor is a file the other node only joins in.
         assert!(!two("save", "print_elsewhere"));
+        assert!(!two("copy_elsewhere", "insert"));
     }
 
     #[test]
