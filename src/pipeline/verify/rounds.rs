@@ -193,7 +193,7 @@ impl UnitContext<'_> {
                     })
                     .map(|c| c.rect)
                     .unwrap_or_default();
-                let before = crate::pipeline::narrate::screen_before(&desk, action);
+                let before = desk.screen_before(action);
                 let out = desk.step(action);
                 if !out.ok {
                     ep.wrong_steps += 1;
