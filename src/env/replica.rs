@@ -9,8 +9,12 @@
 //! to an application's first screen), so a stage plans over a replica without
 //! knowing which backend it is.
 
-use crate::model::Action;
+use std::collections::BTreeSet;
 
+use crate::model::Action;
+use crate::resources::Resource;
+
+use super::spec::LoadedApp;
 use super::{ControlInfo, EnvError, Environment};
 
 /// A desktop a planner can copy and query beyond its observation.
@@ -22,6 +26,18 @@ pub trait Replica: Environment + Send + Sync {
     /// [`Environment::target_of`], a keystroke or wheel without a named control
     /// names none.
     fn resolves(&self, action: &Action) -> bool;
+
+    /// The applications as their spec files describe them (screens, controls,
+    /// effects), in the order [`Environment::applications`] names them.
+    fn specs(&self) -> &[LoadedApp];
+
+    /// The spec of the application `app`.
+    fn spec(&self, app: &str) -> Option<&LoadedApp> {
+        self.specs().iter().find(|a| a.spec.name == app)
+    }
+
+    /// The resources that hold on the fresh desktop.
+    fn initial_resources(&self) -> BTreeSet<Resource>;
 
     /// The applications of the open windows, in the order they were opened.
     fn open_windows(&self) -> Vec<String>;

@@ -173,7 +173,7 @@ pub enum AssembleError {
     },
     #[error("node {node} of the order is not a node of the task")]
     UnknownNode { node: String },
-    #[error("cannot reset the simulated desktop: {0}")]
+    #[error("the desktop failed: {0}")]
     Desktop(String),
 }
 

@@ -1,11 +1,22 @@
 //! The simulated desktop as a [`Replica`]: copies are clones of its state, and
 //! its windows and application specs answer what an observation does not.
 
+use std::collections::BTreeSet;
+
 use super::{SimDesktop, Target};
 use crate::env::replica::Replica;
-use crate::env::spec::Op;
+use crate::env::spec::{LoadedApp, Op};
 use crate::env::{ControlInfo, EnvError};
 use crate::model::Action;
+use crate::resources::Resource;
+
+impl SimDesktop {
+    /// The simulated desktop behind `replica`, for a planner that searches its
+    /// state (None: another kind of replica).
+    pub fn of(replica: &dyn Replica) -> Option<&SimDesktop> {
+        replica.as_any().downcast_ref()
+    }
+}
 
 impl Replica for SimDesktop {
     fn fork(&self) -> Box<dyn Replica> {
@@ -14,6 +25,14 @@ impl Replica for SimDesktop {
 
     fn resolves(&self, action: &Action) -> bool {
         self.live().resolve(action).is_some()
+    }
+
+    fn specs(&self) -> &[LoadedApp] {
+        self.apps()
+    }
+
+    fn initial_resources(&self) -> BTreeSet<Resource> {
+        SimDesktop::initial_resources(self)
     }
 
     fn open_windows(&self) -> Vec<String> {
