@@ -641,11 +641,8 @@ fn run_command(
             unreachable!("handled before the store is opened")
         }
         Command::Verify(args) => {
-            let report = if cx.env.backend == crate::env::EnvBackend::Sim {
-                pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?
-            } else {
-                pipeline::verify::real::run(args, cx)?
-            };
+            // verify::run verifies on the real desktop itself when it has no replica.
+            let report = pipeline::verify::run(args, cx, pipeline::explore::stage_roles(cx)?)?;
             if !settings.quiet {
                 write!(out, "{report}")?;
             }

@@ -214,7 +214,7 @@ pub struct Catalog {
 
 /// `resources/desktop.toml`: the records on a fresh desktop by kind, and what
 /// its files show. (`records`, the fields of those records beyond their key,
-/// is the simulated desktop's: [`crate::env::sim::SimDesktop::fill_records`].)
+/// is the simulated desktop's, read where it loads: [`crate::env::sim`].)
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DesktopFile {

@@ -227,12 +227,9 @@ pub fn run(
 
     let t = Instant::now();
     let verify_args = stage_args::<VerifyArgs>(&[]);
-    let r = if cx.env.backend == crate::env::EnvBackend::Sim {
-        let roles = crate::pipeline::explore::stage_roles(cx)?;
-        crate::pipeline::verify::run(&verify_args, cx, roles)?
-    } else {
-        crate::pipeline::verify::real::run(&verify_args, cx)?
-    };
+    // verify::run verifies on the real desktop itself when it has no replica.
+    let roles = crate::pipeline::explore::stage_roles(cx)?;
+    let r = crate::pipeline::verify::run(&verify_args, cx, roles)?;
     if r.pending > 0 && !r.not_tried.is_empty() {
         pending.push(format!(
             "verify: {} subtasks pending (a desktop could not try them; see the warnings)",

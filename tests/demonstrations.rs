@@ -6,7 +6,7 @@
 use synth::env::SimDesktop;
 use synth::model::Subtask;
 use synth::pipeline::verify::actor::{search, Subgoals};
-use synth::pipeline::verify::contract::{start_state, Instance};
+use synth::pipeline::verify::contract::{prepare_start, Instance};
 use synth::resources::Catalog;
 
 #[test]
@@ -29,7 +29,8 @@ fn save_as_demonstrations_leave_their_source_alone() {
         if !copies {
             continue;
         }
-        let mut desk = start_state(&base, &inst).unwrap();
+        let mut desk = base.clone();
+        prepare_start(&mut desk, &inst).unwrap();
         let plan = search(&desk, &inst, &Subgoals::default(), true);
         for step in &plan {
             let before = desk.state().clone();

@@ -575,7 +575,7 @@ fn explore_request_lists_known_resources_for_chains() {
     let (ws, subtasks, _) = explored();
     let catalog = Catalog::load(ws.path()).unwrap();
     let desktop = SimDesktop::load(ws.path()).unwrap();
-    let order = explore::exploration_order(&desktop, &catalog);
+    let order = explore::exploration_order(desktop.apps(), &catalog);
     assert_eq!(order.len(), 28);
     // Mail (which attaches what others make) comes after Writer (which makes PDFs).
     let pos = |a: &str| order.iter().position(|x| x == a).unwrap();

@@ -8,15 +8,22 @@
 //! `observe` / `step` and the [`Probes`] the check APIs read, sharing what they
 //! have in common in [`real`] (a file's text, an office document's included, in
 //! [`document`]).
+//!
+//! Stages get their desktops from a [`Desktops`] factory ([`EnvSetup::desktops`])
+//! and never name a backend. What only a desktop whose whole state can be copied
+//! offers (planning on copies) is the optional [`Replica`] capability
+//! ([`Desktops::replica`]); a stage that gets none takes its observation-only path.
 
 pub mod checks;
 pub mod command;
 pub mod document;
 pub mod lint;
+pub mod narrate;
 pub mod osworld;
 pub mod perf;
 pub mod real;
 pub mod render;
+pub mod replica;
 pub mod sim;
 pub mod spec;
 pub mod x11;
@@ -31,6 +38,7 @@ use crate::resources::Resource;
 pub use checks::{check_apis, evaluate, run_check, CheckApi};
 pub use command::{run_command, EnvCommand};
 pub use render::{render_png, Scene, SceneControl, SCREEN_HEIGHT, SCREEN_WIDTH};
+pub use replica::Replica;
 pub use sim::SimDesktop;
 
 /// Errors of the environment layer. A wrong action is not an error: it is a normal
@@ -227,6 +235,14 @@ pub trait Environment {
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError>;
     /// What the check APIs read.
     fn probes(&self) -> &dyn Probes;
+    /// What the screen shows before `action` is taken, in words (a recorded
+    /// step's observation text, never the action's effect). By default the
+    /// window title and the control the action names
+    /// ([`narrate::observation_before`]); the simulated desktop, which knows its
+    /// whole state, also names windows, documents, fields and the selection.
+    fn describe_before(&self, action: &Action) -> Result<String, EnvError> {
+        Ok(narrate::observation_before(&self.observe()?, action))
+    }
     /// The control `action` would act on now (None: it hits no control). By
     /// default the observation's control the action names (see [`resolve_control`]).
     fn target_of(&self, action: &Action) -> Result<Option<ControlInfo>, EnvError> {
@@ -320,6 +336,12 @@ pub trait Desktops: Sync {
 
     /// The backend these desktops are of (`--env`).
     fn backend(&self) -> EnvBackend;
+
+    /// A fresh desktop a planner can copy (see [`Replica`]), when the backend
+    /// has such desktops (the simulated one); None for a real backend.
+    fn replica(&self) -> Option<Box<dyn Replica>> {
+        None
+    }
 }
 
 impl Desktops for SimDesktop {
@@ -337,6 +359,10 @@ impl Desktops for SimDesktop {
 
     fn deterministic(&self) -> bool {
         true
+    }
+
+    fn replica(&self) -> Option<Box<dyn Replica>> {
+        Some(Box::new(self.clone()))
     }
 }
 

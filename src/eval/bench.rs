@@ -22,7 +22,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::env::{Environment, Observation, Setup, SimDesktop};
+use crate::env::{Environment, Observation, Replica, Setup};
 use crate::graph::SmallDag;
 use crate::llm::{ActRequest, HistoryStep, LanguageModel, Outcome, StepStatus};
 use crate::model::{
@@ -125,7 +125,7 @@ pub fn run_episode(
                     .find(|c| c.control_text == decision.action.control_text)
             })
             .map_or([0; 4], |c| c.rect);
-        let before = crate::pipeline::narrate::observation_before(&observation, &decision.action);
+        let before = crate::env::narrate::observation_before(&observation, &decision.action);
         let outcome = env
             .step(&decision.action)
             .map_err(|source| EvalError::Env {
@@ -312,7 +312,8 @@ pub struct OfflineAgent {
 
 impl OfflineAgent {
     /// Plans `task`: a most coherent order and each node's verified trajectory for
-    /// its parameter set.
+    /// its parameter set, joined on a copy of `replica` as `synth trajectories`
+    /// joins them (concatenated as verified without one: a real desktop).
     ///
     /// # Errors
     /// The graph is not a valid small DAG, or a node has no subtask or no verified
@@ -320,7 +321,7 @@ impl OfflineAgent {
     pub fn new(
         task: &Task,
         subtasks: &BTreeMap<SubtaskId, Subtask>,
-        desktop: &SimDesktop,
+        replica: Option<&dyn Replica>,
     ) -> Result<OfflineAgent, EvalError> {
         let label = task_label(task);
         let order = coherent_order(&task.dag, &applications(task)).map_err(|e| match e {
@@ -340,29 +341,32 @@ impl OfflineAgent {
         // performs what the task trajectories demonstrate.
         let pool: Vec<Subtask> = subtasks.values().cloned().collect();
         let index = crate::pipeline::trajectories::index_trajectories(&pool);
-        let mut desk = desktop.clone();
-        let joined =
-            crate::pipeline::trajectories::assemble(task, 0, &order, &index, subtasks, &mut desk)
-                .map_err(|e| match e {
-                AssembleError::NoTrajectory {
-                    node,
-                    subtask,
-                    index,
-                } => EvalError::NoTrajectory {
-                    task: label.clone(),
-                    node,
-                    subtask,
-                    index,
-                },
-                AssembleError::UnknownNode { node } => EvalError::MissingTaskNode {
-                    task: label.clone(),
-                    node,
-                },
-                AssembleError::Desktop(message) => EvalError::Env {
-                    task: label.clone(),
-                    source: crate::env::EnvError::Setup(message),
-                },
-            })?;
+        let assembled = match replica {
+            Some(r) => {
+                crate::pipeline::trajectories::assemble(task, 0, &order, &index, subtasks, r)
+            }
+            None => crate::pipeline::trajectories_real::assemble(task, 0, &order, &index),
+        };
+        let joined = assembled.map_err(|e| match e {
+            AssembleError::NoTrajectory {
+                node,
+                subtask,
+                index,
+            } => EvalError::NoTrajectory {
+                task: label.clone(),
+                node,
+                subtask,
+                index,
+            },
+            AssembleError::UnknownNode { node } => EvalError::MissingTaskNode {
+                task: label.clone(),
+                node,
+            },
+            AssembleError::Desktop(message) => EvalError::Env {
+                task: label.clone(),
+                source: crate::env::EnvError::Setup(message),
+            },
+        })?;
         let first_app = order
             .first()
             .and_then(|id| task.nodes.get(id))

@@ -2,7 +2,8 @@
 //! the stored tasks, write its runs, score them).
 //!
 //! Both read tasks and the verified subtasks' evaluations from the store and
-//! replay every run on a fresh simulated desktop (in parallel, rayon), so a run
+//! replay every run on a fresh desktop of the chosen backend (in parallel, rayon;
+//! real desktops by worker thread, each its own slot), so a run
 //! scores the same whoever wrote it. `bench` writes
 //! `generated/bench/<agent>/runs/<task_id>.json` (the format `eval` reads; earlier
 //! `*.json` runs there are removed first) and `generated/bench/<agent>/scores.json`.
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::env::SimDesktop;
+use crate::env::{Desktops, Environment, Replica};
 use crate::llm::{Backend, OfflineRoles};
 use crate::model::{Subtask, SubtaskId, SubtaskStatus, Task};
 use crate::pipeline::StageContext;
@@ -141,7 +142,9 @@ struct Bench {
     tasks: BTreeMap<String, (TaskStatus, Task)>,
     order: Vec<String>,
     subtasks: BTreeMap<SubtaskId, Subtask>,
-    desktop: SimDesktop,
+    desktops: Box<dyn Desktops>,
+    /// A desktop the offline agent plans on (None on a real backend).
+    replica: Option<Box<dyn Replica>>,
 }
 
 impl Bench {
@@ -162,13 +165,21 @@ impl Bench {
             .into_iter()
             .map(|s| (s.id.clone(), s))
             .collect();
-        let desktop = SimDesktop::load(&cx.workspace).map_err(EvalError::Desktop)?;
+        let desktops = cx.env.desktops(&cx.workspace).map_err(EvalError::Desktop)?;
+        let replica = desktops.replica();
         Ok(Bench {
             tasks,
             order,
             subtasks,
-            desktop,
+            desktops,
+            replica,
         })
+    }
+
+    /// A fresh desktop for the current worker thread (its slot on a real backend).
+    fn desktop(&self) -> Result<Box<dyn Environment + Send>, EvalError> {
+        let slot = rayon::current_thread_index().unwrap_or(0);
+        self.desktops.open(slot).map_err(EvalError::Desktop)
     }
 
     /// Replays one run and scores it; a run of a known task that cannot be replayed
@@ -187,8 +198,8 @@ impl Bench {
                 task: run.task_id.0.clone(),
             })?;
         let scored = node_checks(task, &self.subtasks).and_then(|nodes| {
-            let mut env = self.desktop.clone();
-            let r = replay(&mut env, task, nodes, &run.actions, max_steps)?;
+            let mut env = self.desktop()?;
+            let r = replay(env.as_mut(), task, nodes, &run.actions, max_steps)?;
             score_task(task, &r, &cx.catalog.capabilities)
         });
         Ok(scored.unwrap_or_else(|e| {
@@ -416,19 +427,21 @@ fn run_tasks(
             let id = task_label(task);
             let instruction = instruction_for(task, args.intent);
             let result = node_checks(task, &bench.subtasks).and_then(|nodes| {
-                let mut env = bench.desktop.clone();
+                let mut desk = bench.desktop()?;
+                let env = desk.as_mut();
                 let episode = match (args.agent, &model) {
                     (AgentKind::Offline, _) => {
-                        let mut a = OfflineAgent::new(task, &bench.subtasks, &bench.desktop)?;
-                        run_episode(&mut a, &mut env, task, nodes, args.max_steps, &instruction)
+                        let replica = bench.replica.as_deref();
+                        let mut a = OfflineAgent::new(task, &bench.subtasks, replica)?;
+                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
                     }
                     (AgentKind::Random, _) => {
                         let mut a = RandomAgent::new(RandomAgent::seed_for(cx.seed, &id));
-                        run_episode(&mut a, &mut env, task, nodes, args.max_steps, &instruction)
+                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
                     }
                     (AgentKind::Openai, Some((runtime, lm))) => {
                         let mut a = ModelAgent::new(lm.clone(), runtime, instruction.clone(), true);
-                        run_episode(&mut a, &mut env, task, nodes, args.max_steps, &instruction)
+                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
                     }
                     (AgentKind::Openai, None) => Err(EvalError::NoActor),
                 }?;

@@ -2,19 +2,21 @@
 //! rendered at export time.
 //!
 //! Owns the export command (its arguments, [`run`]), the dataset it reads from the
-//! store ([`Dataset`]), replaying trajectories in fresh simulated desktops to render
-//! one PNG per observation ([`Replayed`]), the OS-MAP automation level of a task
-//! ([`os_map_level`]), the counts report ([`ExportReport`]), and one module per
-//! format: [`omnibench`], [`sharegpt`], [`openai`], [`qwen`], [`osworld`],
-//! [`grounding`], [`idm`], [`critic`]; [`actions`] translates the action space and
-//! [`training`] builds the per-step examples the three chat formats share.
+//! store ([`Dataset`]), replaying trajectories in fresh desktops of the chosen
+//! backend (`--env`) to render or capture one PNG per observation
+//! ([`Replayed`]), the OS-MAP automation level of a task ([`os_map_level`]), the
+//! counts report ([`ExportReport`]), and one module per format: [`omnibench`],
+//! [`sharegpt`], [`openai`], [`qwen`], [`osworld`], [`grounding`], [`idm`],
+//! [`critic`]; [`actions`] translates the action space and [`training`] builds
+//! the per-step examples the three chat formats share.
 //!
 //! **What is exported.** Tasks with status `validated` that have at least one task
 //! trajectory with status `ok`, those trajectories, and the verified subtasks with
 //! their trajectories and evaluations. Each task trajectory is replayed from the
-//! fresh desktop (`SimDesktop::load(workspace)`, `reset(&Setup::default())`); a
-//! trajectory with a step the desktop refuses is left out and named in the report
-//! (its screenshots would not show what its actions claim). Observation `k` of a
+//! fresh desktop (opened from [`crate::env::EnvSetup::desktops`], then
+//! `reset(&Setup::default())`); a trajectory with a step the desktop refuses is
+//! left out and named in the report (its screenshots would not show what its
+//! actions claim). Observation `k` of a
 //! trajectory is the screen before action `k`; the last one is the final screen,
 //! so a trajectory of `n` actions has `n + 1` images
 //! (`images/tasks/<trajectory id>/<k>.png`). Boxes and labels of exported actions

@@ -430,12 +430,11 @@ mod tests {
     fn every_simulated_application_has_an_osworld_id() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let apps = load_apps(root).unwrap();
-        let desk = crate::env::SimDesktop::load(root).unwrap();
-        for app in desk.apps() {
+        let desktops = crate::env::EnvSetup::default().desktops(root).unwrap();
+        for app in desktops.applications().unwrap() {
             assert!(
-                apps.contains_key(&app.spec.name),
-                "{} has no OSWorld id in {APPS_FILE}",
-                app.spec.name
+                apps.contains_key(&app),
+                "{app} has no OSWorld id in {APPS_FILE}"
             );
         }
     }

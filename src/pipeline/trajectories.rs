@@ -5,7 +5,7 @@
 //! orders in `successful_topo` (default 1), the task trajectory is the
 //! concatenation of its nodes' verified subtask trajectories in that order (node →
 //! `(subtask_id, parameter_index)` → the subtask's trajectory for that parameter
-//! set). It is replayed on a fresh simulated desktop with
+//! set). It is replayed on a fresh desktop of the chosen backend with
 //! [`crate::eval::graph::replay`] and stored `ok` when every node completes, else
 //! `failed` with the first node (in the order) that did not complete. The id is
 //! `"<task_id>(<k>)"`. `generated/task_trajectories.jsonl` holds every `ok`
@@ -13,8 +13,13 @@
 //!
 //! A task with a node whose subtask has no verified trajectory for its parameter
 //! set is left alone (not stored) and counted as waiting: once verify supplies the
-//! trajectory, the next run takes it up. Replays run in parallel (rayon), one
-//! desktop per worker thread.
+//! trajectory, the next run takes it up.
+//!
+//! Joining asks the backend for a [`Replica`] (a desktop it can copy): on one,
+//! nodes continue in windows earlier nodes left open ([`assemble`]) and replays
+//! run in parallel (rayon), one copy per worker thread; without one (a real
+//! desktop), trajectories are concatenated as verified
+//! ([`super::trajectories_real`]) and replayed one by one on desktop 0.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,8 +30,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::StageContext;
-use crate::env::sim::Target;
-use crate::env::{EnvError, Environment, Setup, SimDesktop};
+use crate::env::{EnvError, Environment, Replica, Setup};
 use crate::eval::graph::{node_checks, replay, GraphEvaluator, NodeState};
 use crate::eval::EvalError;
 use crate::model::{
@@ -169,12 +173,13 @@ pub enum AssembleError {
     },
     #[error("node {node} of the order is not a node of the task")]
     UnknownNode { node: String },
-    #[error("cannot reset the simulated desktop: {0}")]
+    #[error("the desktop failed: {0}")]
     Desktop(String),
 }
 
 /// The k-th task trajectory of `task`: its nodes' subtask trajectories
-/// concatenated in `order`, played on `desk` as they are joined.
+/// concatenated in `order`, played as they are joined on a copy of `replica`
+/// reset to the initial desktop.
 ///
 /// A subtask trajectory was recorded from the initial desktop: it clicks "Start"
 /// (show the desktop) and launches its application. In a task, an earlier node
@@ -195,18 +200,18 @@ pub enum AssembleError {
 /// `join_NN.png`.
 ///
 /// Every step's `description` is what the screen shows before it on the joined
-/// desktop ([`super::narrate::screen_before`]) and its `effect` what it did there.
+/// desktop ([`Environment::describe_before`]) and its `effect` what it did there.
 ///
 /// # Errors
-/// A node of the order that the task does not have, or a node without a verified
-/// trajectory.
+/// A node of the order that the task does not have, a node without a verified
+/// trajectory, or a desktop that failed.
 pub fn assemble(
     task: &Task,
     k: usize,
     order: &[String],
     index: &TrajectoryIndex<'_>,
     subtasks: &BTreeMap<SubtaskId, Subtask>,
-    desk: &mut SimDesktop,
+    replica: &dyn Replica,
 ) -> Result<TaskTrajectory, AssembleError> {
     let task_id = task_id_of(task);
     let trajectory_id = format!("{}({k})", task_id.0);
@@ -214,9 +219,16 @@ pub fn assemble(
     let evaluator = node_checks(task, subtasks)
         .ok()
         .and_then(|nodes| GraphEvaluator::for_task(task, nodes, 0).ok());
-    let mut joined = join(task, &trajectory_id, order, index, desk, evaluator.clone())?;
+    let mut joined = join(
+        task,
+        &trajectory_id,
+        order,
+        index,
+        replica,
+        evaluator.clone(),
+    )?;
     if evaluator.is_some() && !joined.complete {
-        joined = join(task, &trajectory_id, order, index, desk, None)?;
+        joined = join(task, &trajectory_id, order, index, replica, None)?;
     }
     Ok(TaskTrajectory {
         trajectory_id,
@@ -239,10 +251,12 @@ struct Joined {
 /// The steps joined so far and the desktop (with the evaluator) after them.
 struct Joining<'a> {
     trajectory_id: &'a str,
-    desk: SimDesktop,
+    desk: Box<dyn Replica>,
     evaluator: Option<GraphEvaluator>,
     observations: Vec<String>,
     actions: Vec<TrajectoryAction>,
+    /// The first failure of the desktop itself (the join then fails with it).
+    failure: Option<EnvError>,
 }
 
 impl Joining<'_> {
@@ -251,16 +265,27 @@ impl Joining<'_> {
     /// joining step's when None). Returns whether every action was valid.
     fn push(&mut self, step: &TrajectoryAction, observation: Option<&String>) -> bool {
         let mut ok = true;
-        for turn in scrolling_steps(&mut self.desk.clone(), step) {
+        for turn in scrolling_steps(self.desk.as_ref(), step) {
             ok &= self.play(turn, None);
         }
         ok & self.play(step.clone(), observation)
     }
 
+    /// Plays one step; false when it was not valid or the desktop failed (the
+    /// failure is kept and the step not recorded).
     fn play(&mut self, mut step: TrajectoryAction, observation: Option<&String>) -> bool {
         let action = step.to_action();
-        step.description = super::narrate::screen_before(&self.desk, &action);
-        let out = self.desk.step(&action);
+        let played = self.desk.describe_before(&action).and_then(|before| {
+            step.description = before;
+            self.desk.step(&action)
+        });
+        let out = match played {
+            Ok(out) => out,
+            Err(e) => {
+                self.failure.get_or_insert(e);
+                return false;
+            }
+        };
         step.effect = out.observation.feedback.clone().unwrap_or_default();
         if let Some(e) = self.evaluator.as_mut() {
             e.after_step(self.desk.probes());
@@ -284,26 +309,29 @@ impl Joining<'_> {
     }
 }
 
-/// Joins the nodes' trajectories on `desk`; with an `evaluator`, nodes continue in
-/// windows left open where that completes them (see [`assemble`]), without one
-/// every open window of a node's application is closed first.
+/// Joins the nodes' trajectories on a copy of `replica` reset to the initial
+/// desktop; with an `evaluator`, nodes continue in windows left open where that
+/// completes them (see [`assemble`]), without one every open window of a node's
+/// application is closed first.
 fn join(
     task: &Task,
     trajectory_id: &str,
     order: &[String],
     index: &TrajectoryIndex<'_>,
-    desk: &mut SimDesktop,
+    replica: &dyn Replica,
     evaluator: Option<GraphEvaluator>,
 ) -> Result<Joined, AssembleError> {
+    let mut desk = replica.fork();
     desk.reset(&Setup::default())
         .map_err(|e| AssembleError::Desktop(e.to_string()))?;
     let shortcuts = evaluator.is_some();
     let mut j = Joining {
         trajectory_id,
-        desk: desk.clone(),
+        desk,
         evaluator,
         observations: Vec::new(),
         actions: Vec::new(),
+        failure: None,
     };
     let mut last_finals: Vec<String> = Vec::new();
     for id in order {
@@ -326,7 +354,7 @@ fn join(
             .collect();
         if shortcuts {
             let before = (
-                j.desk.clone(),
+                j.desk.fork(),
                 j.evaluator.clone(),
                 j.observations.len(),
                 j.actions.len(),
@@ -340,13 +368,13 @@ fn join(
             j.observations.truncate(before.2);
             j.actions.truncate(before.3);
         }
-        for step in closing_steps(&mut j.desk.clone(), &node.application) {
+        for step in closing_steps(j.desk.as_ref(), &node.application) {
             j.play(step, None);
         }
         if let Some(step) = t
             .actions
             .first()
-            .and_then(|first| reveal_step(&j.desk, first, &node.application))
+            .and_then(|first| reveal_step(j.desk.as_ref(), first, &node.application))
         {
             j.play(step, None);
         }
@@ -357,26 +385,19 @@ fn join(
     }
     // One observation per action, then the screen after the last one: a node's
     // final screen is the next action's screen, not an extra image between.
+    if let Some(e) = j.failure {
+        return Err(AssembleError::Desktop(e.to_string()));
+    }
     j.observations.extend(last_finals);
     let complete = j
         .evaluator
         .as_ref()
         .is_some_and(GraphEvaluator::all_completed);
-    *desk = j.desk;
     Ok(Joined {
         observations: j.observations,
         actions: j.actions,
         complete,
     })
-}
-
-/// The text of the taskbar's "Start" (show the desktop) button on `desk`.
-fn show_desktop_text(desk: &SimDesktop) -> Option<String> {
-    desk.live()
-        .controls
-        .iter()
-        .find(|c| c.target == Target::ShowDesktop)
-        .map(|c| c.info.control_text.clone())
 }
 
 /// Plays `node`'s trajectory `t` on `j` without starting over where the desktop
@@ -386,13 +407,12 @@ fn show_desktop_text(desk: &SimDesktop) -> Option<String> {
 /// verified (nothing to shorten) or a step was not valid.
 fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) -> bool {
     let app = node.application.as_str();
-    let state = j.desk.state();
-    let open = state.windows.iter().position(|w| w.app == app);
-    let desktop_shown = state.active.is_none();
+    let open = j.desk.window_of(app);
+    let desktop_shown = j.desk.active_window().is_none();
     if open.is_none() && !desktop_shown {
         return false;
     }
-    let start = show_desktop_text(&j.desk);
+    let start = j.desk.show_desktop_text();
     let is_click =
         |a: &TrajectoryAction| matches!(a.call, ActionCall::ClickInput { double: false, .. });
     // The leading "Start" click, and with an open window the launch after it.
@@ -416,8 +436,8 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
     }
     let mut ok = true;
     if let Some(w) = open {
-        if j.desk.state().active != Some(w) {
-            match focus_step(&j.desk, app, &node.instruction) {
+        if j.desk.active_window() != Some(w) {
+            match focus_step(j.desk.as_ref(), app, &node.instruction) {
                 Some(step) => ok &= j.play(step, None),
                 None => return false,
             }
@@ -428,10 +448,10 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
     // would, when the node's next control is not on this one.
     if let Some(next) = t.actions.get(skip) {
         for _ in 0..3 {
-            if !ok || shows(&j.desk, &next.control_text) {
+            if !ok || shows(j.desk.as_ref(), &next.control_text) {
                 break;
             }
-            match home_step(&j.desk, app) {
+            match home_step(j.desk.as_ref(), app) {
                 Some(step) => ok &= j.play(step, None),
                 None => break,
             }
@@ -454,7 +474,7 @@ fn continue_node(j: &mut Joining<'_>, node: &TaskNode, t: &SubtaskTrajectory) ->
 /// step a person takes first. None when the control is on screen already or
 /// showing the desktop does not reveal it.
 pub fn reveal_step(
-    desk: &SimDesktop,
+    desk: &dyn Replica,
     first: &TrajectoryAction,
     app: &str,
 ) -> Option<TrajectoryAction> {
@@ -462,19 +482,18 @@ pub fn reveal_step(
     // A click on the application's own name starts it from its desktop icon;
     // while it is not open, a control of that name in another window (the
     // Slides button "Notes" that adds speaker notes) is not the icon.
-    let state = desk.state();
-    let launches = first.control_text == app && !state.windows.iter().any(|w| w.app == app);
-    if launches && state.active.is_none() {
+    let launches = first.control_text == app && desk.window_of(app).is_none();
+    if launches && desk.active_window().is_none() {
         return None;
     }
-    if !launches && desk.live().resolve(&action).is_some() {
+    if !launches && desk.resolves(&action) {
         return None;
     }
-    let start = desk.observe().controls.into_iter().find(|c| {
+    let start = desk.observe().ok()?.controls.into_iter().find(|c| {
         c.parent_control_text == "Taskbar"
-            && Some(&c.control_text) == show_desktop_text(desk).as_ref()
+            && Some(&c.control_text) == desk.show_desktop_text().as_ref()
     })?;
-    let mut shown = desk.clone();
+    let mut shown = desk.fork();
     let step = click_step(
         &start,
         format!(
@@ -483,56 +502,35 @@ pub fn reveal_step(
         ),
         format!("Click '{}' to show the desktop", start.control_text),
     );
-    shown.step_quiet(&step.to_action());
-    shown.live().resolve(&action).map(|_| step)
+    shown.step(&step.to_action()).ok()?;
+    shown.resolves(&action).then_some(step)
 }
 
 /// Does the screen show a control with this text?
-fn shows(desk: &SimDesktop, text: &str) -> bool {
-    desk.live()
-        .controls
-        .iter()
-        .any(|c| c.info.control_text == text)
+fn shows(desk: &dyn Replica, text: &str) -> bool {
+    desk.observe()
+        .is_ok_and(|obs| obs.controls.iter().any(|c| c.control_text == text))
 }
 
 /// A click that takes `app`'s window (in front) back towards its first screen: a
 /// control of the current screen that only goes there or only goes back.
-fn home_step(desk: &SimDesktop, app: &str) -> Option<TrajectoryAction> {
-    use crate::env::spec::Op;
-    let state = desk.state();
-    let window = state.active.and_then(|i| state.windows.get(i))?;
-    if window.app != app {
-        return None;
-    }
-    let spec = &desk.app(app)?.spec;
-    if window.screen == spec.start {
-        return None;
-    }
-    let screen = spec.screens.get(&window.screen)?;
-    let home = screen.controls.iter().map(|c| c.get_ref()).find(|c| {
-        !c.click.is_empty()
-            && c.click.iter().all(|e| match &e.op {
-                Op::Goto { screen } => screen == &spec.start,
-                Op::Back => true,
-                _ => false,
-            })
-    })?;
-    let obs = desk.observe();
-    let c = obs.controls.iter().find(|c| c.control_text == home.text)?;
+fn home_step(desk: &dyn Replica, app: &str) -> Option<TrajectoryAction> {
+    let home = desk.home_control(app)?;
+    let obs = desk.observe().ok()?;
+    let c = obs.controls.iter().find(|c| c.control_text == home)?;
     Some(click_step(
         c,
         format!(
-            "The {app} window is still where the previous step left it; '{}' brings back its main screen, where this step starts.",
-            home.text
+            "The {app} window is still where the previous step left it; '{home}' brings back its main screen, where this step starts."
         ),
-        format!("Click '{}'", home.text),
+        format!("Click '{home}'"),
     ))
 }
 
 /// A click on `app`'s taskbar button to bring its open window to the front, with
 /// a thought saying why (the node's instruction).
-fn focus_step(desk: &SimDesktop, app: &str, instruction: &str) -> Option<TrajectoryAction> {
-    let obs = desk.observe();
+fn focus_step(desk: &dyn Replica, app: &str, instruction: &str) -> Option<TrajectoryAction> {
+    let obs = desk.observe().ok()?;
     let c = obs.controls.iter().find(|c| {
         c.parent_control_text == "Taskbar" && c.control_text == app && c.control_type == "Button"
     })?;
@@ -567,15 +565,18 @@ fn variant(key: &str, n: usize) -> usize {
     (h % n as u64) as usize
 }
 
-/// The steps that close `app`'s open window on `desk` (none when it has no
-/// window), performed on `desk` as they are returned.
-fn closing_steps(desk: &mut SimDesktop, app: &str) -> Vec<TrajectoryAction> {
+/// The steps that close `app`'s open window on `start` (none when it has no
+/// window), planned on a copy of it.
+fn closing_steps(start: &dyn Replica, app: &str) -> Vec<TrajectoryAction> {
     let mut steps = Vec::new();
-    let Some(window) = desk.state().windows.iter().position(|w| w.app == app) else {
+    let Some(window) = start.window_of(app) else {
         return steps;
     };
-    if desk.state().active != Some(window) {
-        let obs = desk.observe();
+    let mut desk = start.fork();
+    if desk.active_window() != Some(window) {
+        let Ok(obs) = desk.observe() else {
+            return steps;
+        };
         let button = obs.controls.iter().find(|c| {
             c.parent_control_text == "Taskbar"
                 && c.control_text == app
@@ -590,21 +591,23 @@ fn closing_steps(desk: &mut SimDesktop, app: &str) -> Vec<TrajectoryAction> {
         }
     }
     for step in &steps {
-        desk.step(&step.to_action());
+        if desk.step(&step.to_action()).is_err() {
+            return steps;
+        }
     }
-    let obs = desk.observe();
+    let Ok(obs) = desk.observe() else {
+        return steps;
+    };
     let close = obs
         .controls
         .iter()
         .find(|c| c.parent_control_type == "TitleBar" && c.control_text == "Close");
-    if let Some(c) = close.filter(|_| desk.state().active == Some(window)) {
-        let step = click_step(
+    if let Some(c) = close.filter(|_| desk.active_window() == Some(window)) {
+        steps.push(click_step(
             c,
             format!("Close the {app} window left from the previous step, to start the next step in a fresh window."),
             format!("Click 'Close' on the {app} title bar"),
-        );
-        desk.step(&step.to_action());
-        steps.push(step);
+        ));
     }
     steps
 }
@@ -613,23 +616,23 @@ fn closing_steps(desk: &mut SimDesktop, app: &str) -> Vec<TrajectoryAction> {
 /// nodes made a list longer than when the subtask was verified (more files in a
 /// folder): each visible list in turn is scrolled down until the control shows,
 /// then up (a list scrolled down to pick one file may hide the next one above),
-/// performed on `desk` as they are returned. None when the control is visible or no
+/// planned on copies of `start`. None when the control is visible or no
 /// scrolling reveals it (the replay then reports the node).
-fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<TrajectoryAction> {
+fn scrolling_steps(start: &dyn Replica, next: &TrajectoryAction) -> Vec<TrajectoryAction> {
     const MAX_TURNS: usize = 30;
-    if !matches!(next.call, ActionCall::ClickInput { .. })
-        || desk.live().resolve(&next.to_action()).is_some()
-    {
+    if !matches!(next.call, ActionCall::ClickInput { .. }) || start.resolves(&next.to_action()) {
         return Vec::new();
     }
-    let lists: Vec<crate::env::ControlInfo> = desk
-        .observe()
+    let Ok(obs) = start.observe() else {
+        return Vec::new();
+    };
+    let lists: Vec<crate::env::ControlInfo> = obs
         .controls
         .into_iter()
         .filter(|c| c.control_type == "List")
         .collect();
-    let before = desk.clone();
     for (list, wheel) in lists.iter().flat_map(|l| [(l, 1), (l, -1)]) {
+        let mut desk = start.fork();
         let mut steps = Vec::new();
         let way = if wheel > 0 { "down" } else { "up" };
         for _ in 0..MAX_TURNS {
@@ -645,9 +648,11 @@ fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<Trajec
                 control_label: Some(list.label.clone()),
                 effect: String::new(),
             };
-            let outcome = desk.step(&turn.to_action());
+            let Ok(outcome) = desk.step(&turn.to_action()) else {
+                break;
+            };
             steps.push(turn);
-            if desk.live().resolve(&next.to_action()).is_some() {
+            if desk.resolves(&next.to_action()) {
                 return steps;
             }
             if !outcome.ok
@@ -660,7 +665,6 @@ fn scrolling_steps(desk: &mut SimDesktop, next: &TrajectoryAction) -> Vec<Trajec
                 break;
             }
         }
-        *desk = before.clone();
     }
     Vec::new()
 }
@@ -863,17 +867,16 @@ pub fn run(
     };
 
     // Assemble first (cheap), leaving tasks with missing trajectories for later.
-    let real = cx.env.backend != crate::env::EnvBackend::Sim;
-    let mut joiner = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
+    let replica = desktops.replica();
     let mut work: Vec<(usize, Vec<TaskTrajectory>)> = Vec::new();
     for (k, task) in tasks.iter().enumerate() {
         let mut trajs = Vec::new();
         let mut missing = None;
         for (j, order) in task.successful_topo.iter().take(args.orders).enumerate() {
-            let assembled = if real {
-                super::trajectories_real::assemble(task, j, order, &index)
-            } else {
-                assemble(task, j, order, &index, &by_id, &mut joiner)
+            let assembled = match &replica {
+                Some(r) => assemble(task, j, order, &index, &by_id, r.as_ref()),
+                None => super::trajectories_real::assemble(task, j, order, &index),
             };
             match assembled {
                 Ok(t) => trajs.push(t),
@@ -900,34 +903,38 @@ pub fn run(
             &serde_json::json!({"orders": args.orders, "tasks": work.len()}),
         )?;
         let bar = cx.progress(work.len() as u64, "replay");
-        let results = if real {
-            // A real desktop is one machine: the tasks are replayed one by one.
-            let mut desk = cx.desktop(0)?;
-            work.iter()
-                .map(|(k, trajs)| {
-                    let (rows, unevaluable) = check_rows(desk.as_mut(), &tasks[*k], &by_id, trajs);
-                    bar.inc(1);
-                    (*k, rows, unevaluable)
+        let results = match &replica {
+            Some(base) => {
+                let threads = rayon::ThreadPoolBuilder::new()
+                    .num_threads(cx.jobs)
+                    .build()
+                    .expect("a rayon pool with at least one thread");
+                threads.install(|| {
+                    work.par_iter()
+                        .map_init(
+                            || base.fork(),
+                            |desk, (k, trajs)| {
+                                let (rows, unevaluable) =
+                                    check_rows(desk.as_mut(), &tasks[*k], &by_id, trajs);
+                                bar.inc(1);
+                                (*k, rows, unevaluable)
+                            },
+                        )
+                        .collect()
                 })
-                .collect::<Vec<_>>()
-        } else {
-            let base = SimDesktop::load(&cx.workspace)?;
-            let threads = rayon::ThreadPoolBuilder::new()
-                .num_threads(cx.jobs)
-                .build()
-                .expect("a rayon pool with at least one thread");
-            threads.install(|| {
-                work.par_iter()
-                    .map_init(
-                        || base.clone(),
-                        |desk, (k, trajs)| {
-                            let (rows, unevaluable) = check_rows(desk, &tasks[*k], &by_id, trajs);
-                            bar.inc(1);
-                            (*k, rows, unevaluable)
-                        },
-                    )
-                    .collect()
-            })
+            }
+            None => {
+                // A real desktop is one machine: the tasks are replayed one by one.
+                let mut desk = desktops.open(0)?;
+                work.iter()
+                    .map(|(k, trajs)| {
+                        let (rows, unevaluable) =
+                            check_rows(desk.as_mut(), &tasks[*k], &by_id, trajs);
+                        bar.inc(1);
+                        (*k, rows, unevaluable)
+                    })
+                    .collect::<Vec<_>>()
+            }
         };
         bar.finish_and_clear();
         for (_, rows, unevaluable) in &results {
@@ -987,17 +994,25 @@ mod tests {
 
     #[test]
     fn an_application_is_started_from_its_icon_not_from_a_button_of_its_name() {
-        let mut desk = SimDesktop::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-        desk.reset(&Setup::default()).unwrap();
-        desk.launch("Slides").unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let desktops = crate::env::EnvSetup::default().desktops(root).unwrap();
+        let mut desk = desktops
+            .replica()
+            .expect("the simulated desktop is a replica");
+        let setup = Setup {
+            launch: vec!["Slides".to_string()],
+            ..Setup::default()
+        };
+        desk.reset(&setup).unwrap();
+        let desk = desk.as_ref();
         assert!(
-            shows(&desk, "Notes"),
+            shows(desk, "Notes"),
             "Slides shows its speaker-notes button"
         );
-        let step = reveal_step(&desk, &click("Notes"), "Notes")
+        let step = reveal_step(desk, &click("Notes"), "Notes")
             .expect("the desktop is shown first to reach the Notes icon");
-        assert_eq!(Some(step.control_text), show_desktop_text(&desk));
+        assert_eq!(Some(step.control_text), desk.show_desktop_text());
         // A control of another name that the window shows needs no step.
-        assert!(reveal_step(&desk, &click("Two Columns"), "Slides").is_none());
+        assert!(reveal_step(desk, &click("Two Columns"), "Slides").is_none());
     }
 }

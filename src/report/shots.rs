@@ -291,9 +291,13 @@ mod tests {
 
     #[test]
     fn a_replay_gives_a_frame_per_step_and_one_after() {
-        let desk =
-            crate::env::SimDesktop::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let obs = crate::env::Environment::reset(&mut desk.clone(), &crate::env::Setup::default())
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let desktops = crate::env::EnvSetup::default().desktops(root).unwrap();
+        let desk = desktops.as_ref();
+        let obs = desk
+            .open(0)
+            .unwrap()
+            .reset(&crate::env::Setup::default())
             .unwrap();
         let first = obs.controls.first().expect("the desktop shows launchers");
         let a = TrajectoryAction {
@@ -309,8 +313,8 @@ mod tests {
             control_label: None,
         };
         let cache = ShotCache::default();
-        let frames = replay(&desk, &[a.clone(), a.clone()], 1, &cache).unwrap();
-        let again = replay(&desk, &[a], 1, &cache).unwrap();
+        let frames = replay(desk, &[a.clone(), a.clone()], 1, &cache).unwrap();
+        let again = replay(desk, &[a], 1, &cache).unwrap();
         assert_eq!(frames, again);
         assert_eq!(cache.lock().len(), 2);
         assert_eq!(frames.len(), 2);

@@ -9,7 +9,9 @@
 mod effects;
 mod holds;
 mod layout;
+mod narrate;
 mod prepare;
+mod replica;
 pub mod vfs;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -385,6 +387,12 @@ impl SimDesktop {
         self.live().observation(self.state.feedback.clone())
     }
 
+    /// What the screen shows before `action`, in words: the infallible form of
+    /// [`Environment::describe_before`] (see [`narrate`]).
+    pub fn screen_before(&self, action: &Action) -> String {
+        narrate::screen_before(self, action)
+    }
+
     /// Performs `action`: the infallible form of [`Environment::step`].
     pub fn step(&mut self, action: &Action) -> StepOutcome {
         let (ok, feedback) = self.do_step(action);
@@ -752,6 +760,10 @@ impl Environment for SimDesktop {
 
     fn probes(&self) -> &dyn Probes {
         self
+    }
+
+    fn describe_before(&self, action: &Action) -> Result<String, EnvError> {
+        Ok(self.screen_before(action))
     }
 
     /// The control the simulator acts on: a keystroke without a named control

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::paths::{self, Plan, Step};
-use crate::env::sim::SimDesktop;
 use crate::env::spec::{AppSpec, Op};
+use crate::env::Replica;
 use crate::llm::{CodeRequest, LlmError, OfflineRole, Outcome};
 use crate::model::{fill_placeholders, Check, CheckCall, Subtask};
 use crate::resources::Catalog;
@@ -34,10 +34,10 @@ pub struct OfflineCoder {
 }
 
 impl OfflineCoder {
-    pub fn new(desktop: &SimDesktop, catalog: &Catalog, subtasks: &[Subtask]) -> OfflineCoder {
+    pub fn new(desktop: &dyn Replica, catalog: &Catalog, subtasks: &[Subtask]) -> OfflineCoder {
         OfflineCoder {
             apps: desktop
-                .apps()
+                .specs()
                 .iter()
                 .map(|a| (a.spec.name.clone(), a.spec.clone()))
                 .collect(),

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use super::paths::{self, Plan, SlotRole, Step};
 use crate::env::sim::{vfs, Clipboard, SimDesktop};
 use crate::env::spec::{Op, COLLECTIONS};
+use crate::env::Replica;
 use crate::llm::{ExploreRequest, KnownResource, LlmError, OfflineRole, Outcome, SubtaskProposal};
 use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
@@ -64,6 +65,12 @@ pub struct OfflineExplorer {
 }
 
 impl OfflineExplorer {
+    /// An explorer on copies of `desktop`, when it is the simulated desktop
+    /// (whose state the explorer searches); None for any other kind of replica.
+    pub fn on(desktop: &dyn Replica, catalog: &Catalog) -> Option<OfflineExplorer> {
+        Some(OfflineExplorer::new(SimDesktop::of(desktop)?, catalog))
+    }
+
     pub fn new(desktop: &SimDesktop, catalog: &Catalog) -> OfflineExplorer {
         let originals = desktop
             .current_resources()

@@ -38,8 +38,9 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::StageContext;
-use crate::env::sim::SimDesktop;
-use crate::env::{EnvError, Environment, Setup};
+use crate::env::spec::LoadedApp;
+use crate::env::Replica;
+use crate::env::{EnvError, Setup};
 use crate::llm::{
     ControlInfo, ExampleSubtask, ExploreRequest, KnownResource, LlmError, OfflineRoles, Outcome,
     ResourceKindDoc, SubtaskProposal,
@@ -80,6 +81,9 @@ pub enum ExploreError {
     UnknownApp(String),
     #[error("cannot start the model runtime")]
     Runtime(#[source] std::io::Error),
+    /// The offline stage searches copies of the desktop; a real one has none.
+    #[error("this desktop cannot be copied, which exploring with these roles needs")]
+    NoReplica,
 }
 
 /// What one application got.
@@ -151,15 +155,17 @@ impl fmt::Display for ExploreReport {
     }
 }
 
-/// The offline roles this stage provides: the explorer and the coder (verify sets
-/// the actor on the same struct).
+/// The offline roles this stage provides: the explorer (when it can search
+/// `desktop`, see [`OfflineExplorer::on`]) and the coder (verify sets the actor on
+/// the same struct).
 pub fn offline_roles(
-    desktop: &SimDesktop,
+    desktop: &dyn Replica,
     catalog: &Catalog,
     subtasks: &[Subtask],
 ) -> OfflineRoles {
     OfflineRoles {
-        explorer: Some(Box::new(OfflineExplorer::new(desktop, catalog))),
+        explorer: OfflineExplorer::on(desktop, catalog)
+            .map(|e| Box::new(e) as Box<dyn crate::llm::OfflineRole<ExploreRequest>>),
         coder: Some(Box::new(OfflineCoder::new(desktop, catalog, subtasks))),
         ..OfflineRoles::default()
     }
@@ -175,23 +181,29 @@ pub fn subtask_id(application: &str, template: &str) -> SubtaskId {
 }
 
 /// Runs `synth explore` with the offline roles of this stage.
+/// A desktop without a [`Replica`] (a real one) is walked instead
+/// ([`walker::run_real`]).
 pub fn run(args: &ExploreArgs, cx: &StageContext<'_>) -> Result<ExploreReport, ExploreError> {
-    if cx.env.backend != crate::env::EnvBackend::Sim {
+    let desktops = cx.env.desktops(&cx.workspace)?;
+    let Some(desktop) = desktops.replica() else {
         return walker::run_real(args, cx);
-    }
-    let desktop = SimDesktop::load(&cx.workspace)?;
+    };
     let stored = stored_subtasks(cx)?;
-    let roles = offline_roles(&desktop, cx.catalog, &stored);
+    let roles = offline_roles(desktop.as_ref(), cx.catalog, &stored);
     run_with(args, cx, roles)
 }
 
-/// The offline explorer and coder over the stored (proposed and verified) subtasks.
+/// The offline explorer and coder over the stored (proposed and verified)
+/// subtasks; none on a backend without a [`Replica`].
 ///
 /// # Errors
-/// When the simulated desktop or the store cannot be read.
+/// When the desktop's applications or the store cannot be read.
 pub fn stage_roles(cx: &StageContext<'_>) -> Result<OfflineRoles, ExploreError> {
-    let desktop = SimDesktop::load(&cx.workspace)?;
-    Ok(offline_roles(&desktop, cx.catalog, &stored_subtasks(cx)?))
+    let desktops = cx.env.desktops(&cx.workspace)?;
+    Ok(match desktops.replica() {
+        Some(desktop) => offline_roles(desktop.as_ref(), cx.catalog, &stored_subtasks(cx)?),
+        None => OfflineRoles::default(),
+    })
 }
 
 fn stored_subtasks(cx: &StageContext<'_>) -> Result<Vec<Subtask>, StoreError> {
@@ -207,12 +219,14 @@ pub fn run_with(
     roles: OfflineRoles,
 ) -> Result<ExploreReport, ExploreError> {
     let started = Instant::now();
-    let desktop = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
+    let desktop = desktops.replica().ok_or(ExploreError::NoReplica)?;
+    let desktop = desktop.as_ref();
     let apps: Vec<String> = if args.apps.is_empty() {
-        exploration_order(&desktop, cx.catalog)
+        exploration_order(desktop.specs(), cx.catalog)
     } else {
         for a in &args.apps {
-            if desktop.app(a).is_none() {
+            if desktop.spec(a).is_none() {
                 return Err(ExploreError::UnknownApp(a.clone()));
             }
         }
@@ -248,7 +262,7 @@ pub fn run_with(
             bar.inc(1);
             continue;
         }
-        let req = request(&desktop, cx.catalog, app, &stored, &initial, args.per_app)?;
+        let req = request(desktop, cx.catalog, app, &stored, &initial, args.per_app)?;
         // One application's failed call does not stop the others; nothing is
         // stored for it, so the next run asks again.
         let reply = match rt.block_on(model.explore(&req)) {
@@ -273,7 +287,7 @@ pub fn run_with(
             round: None,
             note: Some("explore".into()),
         };
-        let category = desktop.app(app).map(|a| a.spec.category.clone());
+        let category = desktop.spec(app).map(|a| a.spec.category.clone());
         let records = match reply.outcome {
             Outcome::Accepted(proposals) => check_proposals(
                 cx.catalog,
@@ -714,7 +728,7 @@ fn reader_apps(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, BTre
 
 /// The explore request of one application.
 fn request(
-    desktop: &SimDesktop,
+    desktop: &dyn Replica,
     catalog: &Catalog,
     app: &str,
     stored: &[Subtask],
@@ -722,7 +736,7 @@ fn request(
     per_app: usize,
 ) -> Result<ExploreRequest, ExploreError> {
     let spec = desktop
-        .app(app)
+        .spec(app)
         .ok_or_else(|| ExploreError::UnknownApp(app.to_string()))?
         .spec
         .clone();
@@ -759,7 +773,7 @@ fn request(
         .flat_map(|s| outputs_of(catalog, s))
         .filter(|r| !held(r))
         .collect();
-    let shows = shown_contents(desktop.apps(), catalog, stored);
+    let shows = shown_contents(desktop.specs(), catalog, stored);
     let packs = packed_archives(catalog, stored);
     let converted = converted_only(catalog, stored);
     let known_resources = known
@@ -813,14 +827,13 @@ fn request(
 
 /// The controls seen when the application is opened and each screen one click
 /// away is visited (then left with Escape).
-fn observe(desktop: &SimDesktop, app: &str) -> Vec<ControlInfo> {
-    let mut d = desktop.clone();
+fn observe(desktop: &dyn Replica, app: &str) -> Vec<ControlInfo> {
+    let mut start = desktop.fork();
     let mut out: Vec<ControlInfo> = Vec::new();
     let mut seen = BTreeSet::new();
-    if d.reset(&Setup::default()).is_err() || d.launch(app).is_err() {
+    if start.reset(&Setup::default()).is_err() || start.launch(app).is_err() {
         return out;
     }
-    let start = d.state().clone();
     let mut record = |obs: &crate::env::Observation, out: &mut Vec<ControlInfo>| {
         for c in &obs.controls {
             if c.parent_control_text == "Taskbar" || c.control_text.is_empty() {
@@ -837,7 +850,9 @@ fn observe(desktop: &SimDesktop, app: &str) -> Vec<ControlInfo> {
             }
         }
     };
-    let first = d.observe();
+    let Ok(first) = start.observe() else {
+        return out;
+    };
     record(&first, &mut out);
     let buttons: Vec<String> = first
         .controls
@@ -846,15 +861,17 @@ fn observe(desktop: &SimDesktop, app: &str) -> Vec<ControlInfo> {
         .map(|c| c.control_text.clone())
         .collect();
     for b in buttons {
-        d.restore(start.clone());
-        let step = d.step(&Action {
+        let mut d = start.fork();
+        let Ok(step) = d.step(&Action {
             call: ActionCall::ClickInput {
                 button: "left".into(),
                 double: false,
             },
             control_label: None,
             control_text: b,
-        });
+        }) else {
+            continue;
+        };
         record(&step.observation, &mut out);
     }
     out.truncate(120);
@@ -871,9 +888,8 @@ const PRINT_WEIGHT: usize = 4;
 /// print kind [`PRINT_WEIGHT`] times; a PDF converted to another format makes
 /// no reader of that format wait), applications that only consume last, ties
 /// by name.
-pub fn exploration_order(desktop: &SimDesktop, catalog: &Catalog) -> Vec<String> {
-    let mut info: Vec<(String, BTreeSet<String>, BTreeSet<String>)> = desktop
-        .apps()
+pub fn exploration_order(apps: &[LoadedApp], catalog: &Catalog) -> Vec<String> {
+    let mut info: Vec<(String, BTreeSet<String>, BTreeSet<String>)> = apps
         .iter()
         .map(|a| {
             let ps = paths::plans(&a.spec, catalog);
@@ -962,9 +978,10 @@ mod tests {
     #[test]
     fn writers_of_documents_are_explored_before_the_pdf_tool() {
         let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let desktop = SimDesktop::load(ws).unwrap();
+        let desktops = crate::env::EnvSetup::default().desktops(ws).unwrap();
+        let desktop = desktops.replica().unwrap();
         let catalog = Catalog::load(ws).unwrap();
-        let order = exploration_order(&desktop, &catalog);
+        let order = exploration_order(desktop.specs(), &catalog);
         let at = |app: &str| order.iter().position(|a| a == app).unwrap();
         // What Writer and Sheets export is signed, protected and merged.
         assert!(at("Writer") < at("PDF Tool"), "{order:?}");

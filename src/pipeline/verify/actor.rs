@@ -53,9 +53,9 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use super::contract::{start_state, Instance};
+use super::contract::{prepare_start, Instance};
 use crate::env::sim::{vfs, Target};
-use crate::env::{EventKind, SimDesktop};
+use crate::env::{EventKind, Replica, SimDesktop};
 use crate::llm::{ActRequest, ActorStep, LlmError, OfflineRole, Outcome, StepStatus};
 use crate::model::{placeholders, Action, ActionCall, ParameterSet, Subtask};
 use crate::pipeline::explore::paths;
@@ -156,6 +156,18 @@ pub fn match_template(template: &str, instruction: &str) -> Option<ParameterSet>
 }
 
 impl OfflineActor {
+    /// An actor for the instructions of `subtasks` on copies of `base`, when it
+    /// is the simulated desktop (whose state the actor searches); None for any
+    /// other kind of replica.
+    pub fn on(
+        base: &dyn Replica,
+        catalog: Catalog,
+        subtasks: Vec<Subtask>,
+    ) -> Option<OfflineActor> {
+        let sim = SimDesktop::of(base)?;
+        Some(OfflineActor::new(sim.clone(), catalog, subtasks))
+    }
+
     /// An actor for the instructions of `subtasks` on the desktop `base`.
     pub fn new(base: SimDesktop, catalog: Catalog, mut subtasks: Vec<Subtask>) -> OfflineActor {
         subtasks.sort_by(|a, b| a.id.cmp(&b.id));
@@ -195,7 +207,7 @@ impl OfflineActor {
         if let Some(p) = self.lock().get(&key) {
             return Ok(p.clone());
         }
-        let start = start_state(&self.base, inst)?;
+        let start = self.start_of(inst)?;
         let hint = if *goals == Subgoals::default() {
             self.hint(&start, inst)
         } else {
@@ -236,6 +248,13 @@ impl OfflineActor {
             .map(|(_, actions)| actions)
     }
 
+    /// The start desktop of `inst`: a copy of the base with its inputs prepared.
+    fn start_of(&self, inst: &Instance) -> Result<SimDesktop, String> {
+        let mut start = self.base.clone();
+        prepare_start(&mut start, inst)?;
+        Ok(start)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Vec<PlannedStep>>>> {
         self.plans.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -259,7 +278,7 @@ impl OfflineActor {
             plan.get(n).cloned()
         } else {
             // Off the cached plan (another actor's history): plan from the replica.
-            let mut replica = start_state(&self.base, &inst)?;
+            let mut replica = self.start_of(&inst)?;
             for h in &req.history {
                 replica.step_quiet(&h.action);
             }

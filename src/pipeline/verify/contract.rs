@@ -3,23 +3,24 @@
 //!
 //! An [`Instance`] is a (subtask, parameter set) pair with its instruction and its
 //! input and output resources (from [`crate::resources::instantiate`]). Its start
-//! desktop ([`start_state`]) is the fresh simulated desktop (nothing launched) in
-//! which the instance's inputs hold: inputs that do not hold on the initial desktop
+//! desktop ([`start_state`], on a copy of a [`Replica`]; [`prepare_start`] on any
+//! desktop) is the fresh desktop (nothing launched) in which the instance's inputs
+//! hold: inputs that do not hold on the initial desktop
 //! are prepared by the desktop itself ([`Environment::prepare`]: a stand-in file for
 //! a path kind, the clipboard, a record of a collection, a document open in a
 //! minimised window...). An input no rule can prepare makes the instance
 //! unverifiable, with the reason.
 //!
 //! The contract: inputs hold before the trajectory (true of the start
-//! desktop by construction), outputs hold after it, in the simulator's judgement
-//! ([`SimDesktop::holds`]). Discriminative power: an evaluation must fail on the
+//! desktop by construction), outputs hold after it, in the desktop's judgement
+//! ([`Environment::holds`]). Discriminative power: an evaluation must fail on the
 //! trajectories of other subtasks replayed from their own start desktops.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::{evaluate, Environment, Setup, SimDesktop};
+use crate::env::{evaluate, EnvError, Environment, Replica, Setup};
 use crate::model::{Check, EvalResult, ParameterSet, Subtask, SubtaskId, TrajectoryAction};
 use crate::resources::{instantiate, Catalog, Resource, ResourceError};
 
@@ -63,14 +64,14 @@ impl Instance {
     }
 }
 
-/// The fresh desktop of `inst`: `base` reset with nothing launched, then every
-/// input that does not hold prepared.
+/// The fresh desktop of `inst`: a copy of `base` reset with nothing launched,
+/// then every input that does not hold prepared.
 ///
 /// # Errors
 /// A sentence naming the input that cannot be prepared.
-pub fn start_state(base: &SimDesktop, inst: &Instance) -> Result<SimDesktop, String> {
-    let mut desk = base.clone();
-    prepare_start(&mut desk, inst)?;
+pub fn start_state(base: &dyn Replica, inst: &Instance) -> Result<Box<dyn Replica>, String> {
+    let mut desk = base.fork();
+    prepare_start(desk.as_mut(), inst)?;
     Ok(desk)
 }
 
@@ -96,32 +97,26 @@ pub fn prepare_start(desk: &mut dyn Environment, inst: &Instance) -> Result<(), 
 }
 
 /// What a replayed trajectory left behind and what it showed on the way.
-#[derive(Debug, Clone)]
 pub struct Replayed {
-    pub desk: SimDesktop,
+    pub desk: Box<dyn Replica>,
     /// Control texts (and window titles) seen in any observation.
     pub seen: BTreeSet<String>,
     /// Steps the environment reported as wrong (unknown control...).
     pub wrong_steps: usize,
 }
 
-/// Replays `actions` on a copy of `start`.
-pub fn replay(start: &SimDesktop, actions: &[TrajectoryAction]) -> Replayed {
-    let mut desk = start.clone();
-    let mut seen = BTreeSet::new();
-    let mut wrong_steps = 0;
-    note_seen(&desk, &mut seen);
-    for a in actions {
-        if !desk.step(&a.to_action()).ok {
-            wrong_steps += 1;
-        }
-        note_seen(&desk, &mut seen);
-    }
-    Replayed {
+/// Replays `actions` on a copy of `start` ([`replay_on`] on the copy).
+///
+/// # Errors
+/// When the desktop fails (not for a wrong action).
+pub fn replay(start: &dyn Replica, actions: &[TrajectoryAction]) -> Result<Replayed, EnvError> {
+    let mut desk = start.fork();
+    let Seen { seen, wrong_steps } = replay_on(desk.as_mut(), actions)?;
+    Ok(Replayed {
         desk,
         seen,
         wrong_steps,
-    }
+    })
 }
 
 /// What a replay on any backend showed: control texts and window titles seen,
@@ -132,8 +127,7 @@ pub struct Seen {
     pub wrong_steps: usize,
 }
 
-/// Replays `actions` on `desk` as it is (already prepared, see [`prepare_start`]):
-/// the replay of [`replay`] on any backend.
+/// Replays `actions` on `desk` as it is (already prepared, see [`prepare_start`]).
 ///
 /// # Errors
 /// When the backend fails (not for a wrong action).
@@ -156,13 +150,12 @@ pub fn replay_on(
 /// The start desktop of `inst` as a composed task may hand it over: `start` with
 /// another application's window open in front, covering the desktop. None when the
 /// desktop has no other application.
-pub fn covered_start(start: &SimDesktop, inst: &Instance) -> Option<SimDesktop> {
+pub fn covered_start(start: &dyn Replica, inst: &Instance) -> Option<Box<dyn Replica>> {
     let other = start
-        .apps()
-        .iter()
-        .map(|a| a.spec.name.clone())
+        .applications()
+        .into_iter()
         .find(|name| *name != inst.application)?;
-    let mut desk = start.clone();
+    let mut desk = start.fork();
     desk.launch(&other).ok()?;
     Some(desk)
 }
@@ -177,24 +170,28 @@ pub fn covered_start(start: &SimDesktop, inst: &Instance) -> Option<SimDesktop> 
 /// trajectories, after other nodes left their windows open; one that only works on
 /// a bare desktop makes tasks that never replay.
 pub fn covered_problem(
-    start: &SimDesktop,
+    start: &dyn Replica,
     inst: &Instance,
     actions: &[TrajectoryAction],
 ) -> Option<String> {
     let mut desk = covered_start(start, inst)?;
     let covering = desk
-        .state()
-        .active
-        .and_then(|i| desk.state().windows.get(i))
-        .map(|w| w.app.clone())
+        .active_window()
+        .and_then(|i| desk.open_windows().get(i).cloned())
         .unwrap_or_default();
     if let Some(step) = actions.first().and_then(|first| {
-        crate::pipeline::trajectories::reveal_step(&desk, first, &inst.application)
+        crate::pipeline::trajectories::reveal_step(desk.as_ref(), first, &inst.application)
     }) {
-        desk.step_quiet(&step.to_action());
+        if let Err(e) = desk.step(&step.to_action()) {
+            return Some(format!("the desktop failed: {e}"));
+        }
     }
     for (i, a) in actions.iter().enumerate() {
-        if !desk.step(&a.to_action()).ok {
+        let ok = match desk.step(&a.to_action()) {
+            Ok(out) => out.ok,
+            Err(e) => return Some(format!("the desktop failed: {e}")),
+        };
+        if !ok {
             return Some(format!(
                 "with a {covering} window open in front, step {} ('{}') cannot be taken",
                 i + 1,
@@ -202,7 +199,7 @@ pub fn covered_problem(
             ));
         }
     }
-    let missing = missing_outputs(&desk, inst);
+    let missing = missing_outputs(desk.as_ref(), inst);
     if missing.is_empty() {
         return None;
     }
@@ -219,19 +216,6 @@ pub fn note_observed(obs: &crate::env::Observation, seen: &mut BTreeSet<String>)
     for c in &obs.controls {
         if !c.control_text.is_empty() {
             seen.insert(c.control_text.clone());
-        }
-    }
-}
-
-/// Adds the current window title and control texts to `seen` (what
-/// [`note_observed`] adds, read from the simulator's layout without building an
-/// observation).
-pub fn note_seen(desk: &SimDesktop, seen: &mut BTreeSet<String>) {
-    let live = desk.live();
-    seen.insert(live.scene.title.clone());
-    for c in &live.controls {
-        if !c.info.control_text.is_empty() {
-            seen.insert(c.info.control_text.clone());
         }
     }
 }
@@ -260,15 +244,17 @@ pub struct Other<'a> {
 /// The first of `others` whose replayed trajectory the checks accept (the
 /// evaluation lacks discriminative power), or `None` when all are rejected.
 pub fn accepted_other<'a>(
-    base: &SimDesktop,
+    base: &dyn Replica,
     checks: &[Check],
     params: &ParameterSet,
     others: &[Other<'a>],
 ) -> Option<&'a Instance> {
     others.iter().find_map(|o| {
         let start = start_state(base, o.instance).ok()?;
-        let r = replay(&start, o.actions);
-        judge(checks, params, &r.desk).success.then_some(o.instance)
+        let r = replay(start.as_ref(), o.actions).ok()?;
+        judge(checks, params, r.desk.as_ref())
+            .success
+            .then_some(o.instance)
     })
 }
 
@@ -277,9 +263,10 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn base() -> (SimDesktop, Catalog) {
+    fn base() -> (Box<dyn Replica>, Catalog) {
         let ws = Path::new(env!("CARGO_MANIFEST_DIR"));
-        (SimDesktop::load(ws).unwrap(), Catalog::load(ws).unwrap())
+        let desktops = crate::env::EnvSetup::default().desktops(ws).unwrap();
+        (desktops.replica().unwrap(), Catalog::load(ws).unwrap())
     }
 
     fn subtask(inputs: &[&str], outputs: &[&str], params: &[(&str, &str)]) -> Subtask {
@@ -310,15 +297,15 @@ mod tests {
             &[("pdf_path", "/home/user/Documents/not_there.pdf")],
         );
         let inst = Instance::new(&cat, &s, 0).unwrap();
-        let start = start_state(&desk, &inst).unwrap();
+        let start = start_state(desk.as_ref(), &inst).unwrap();
         for r in &inst.inputs {
             assert!(start.holds(r), "{r}");
         }
-        assert_eq!(start.state().active, None, "the desktop is shown");
+        assert_eq!(start.active_window(), None, "the desktop is shown");
     }
 
     #[test]
-    fn replay_on_any_backend_sees_what_the_simulator_replay_sees() {
+    fn replay_on_a_copy_sees_what_replay_on_the_desktop_sees() {
         let (desk, cat) = base();
         let s = subtask(
             &["pdf_path"],
@@ -326,11 +313,11 @@ mod tests {
             &[("pdf_path", "/home/user/Documents/x.pdf")],
         );
         let inst = Instance::new(&cat, &s, 0).unwrap();
-        let start = start_state(&desk, &inst).unwrap();
+        let start = start_state(desk.as_ref(), &inst).unwrap();
         let click = |text: &str| TrajectoryAction::click(text, false);
         let actions = [click("Start"), click("Writer"), click("No such control")];
-        let sim = replay(&start, &actions);
-        let mut generic: Box<dyn Environment> = Box::new(start.clone());
+        let sim = replay(start.as_ref(), &actions).unwrap();
+        let mut generic = start.fork();
         let seen = replay_on(generic.as_mut(), &actions).unwrap();
         assert_eq!(seen.seen, sim.seen);
         assert_eq!(seen.wrong_steps, sim.wrong_steps);
@@ -343,7 +330,9 @@ mod tests {
         let (desk, cat) = base();
         let s = subtask(&["setting_value"], &[], &[("setting_value", "dark")]);
         let inst = Instance::new(&cat, &s, 0).unwrap();
-        let err = start_state(&desk, &inst).unwrap_err();
+        let Err(err) = start_state(desk.as_ref(), &inst) else {
+            panic!("an input no rule prepares makes the instance unverifiable");
+        };
         assert!(err.contains("setting_value=dark"), "{err}");
     }
 }

@@ -27,6 +27,10 @@
 //!    subtask with no surviving set is rejected with the reasons of every set,
 //!    round by round.
 //!
+//! Units, decisions and mutants run on copies of the backend's [`Replica`] (the
+//! simulated desktop); a backend without one (a real desktop) is verified by
+//! [`real::run`] instead.
+//!
 //! With `--mutants`, every verified subtask's evaluation is then mutation-tested
 //! ([`mutants`]). The offline actor is [`actor::OfflineActor`]; when the caller
 //! brings no offline coder, [`HandWrittenCoder`] answers with the subtask's own
@@ -56,7 +60,7 @@ use self::contract::{accepted_other, judge, replay, start_state, Instance, Other
 use self::mutants::MutationReport;
 use self::rounds::{unverifiable, UnitContext, UnitRecord};
 use super::StageContext;
-use crate::env::{EnvError, SimDesktop};
+use crate::env::{EnvError, Replica};
 use crate::llm::{
     ActRequest, ApiDoc, Backend, ClientOptions, CodeRequest, LanguageModel, LlmClient, LlmError,
     OfflineRole, OfflineRoles, Outcome, ReplaySource, Role,
@@ -233,17 +237,16 @@ impl fmt::Display for VerifyReport {
     }
 }
 
-/// The offline actor for `subtasks` on `desktop` (set it as `OfflineRoles::actor`).
+/// The offline actor for `subtasks` on `desktop` (set it as `OfflineRoles::actor`);
+/// None when the actor cannot plan on this kind of desktop (see
+/// [`actor::OfflineActor::on`]).
 pub fn offline_actor(
-    desktop: &SimDesktop,
+    desktop: &dyn Replica,
     catalog: &Catalog,
     subtasks: &[Subtask],
-) -> Box<dyn OfflineRole<ActRequest>> {
-    Box::new(actor::OfflineActor::new(
-        desktop.clone(),
-        catalog.clone(),
-        subtasks.to_vec(),
-    ))
+) -> Option<Box<dyn OfflineRole<ActRequest>>> {
+    let actor = actor::OfflineActor::on(desktop, catalog.clone(), subtasks.to_vec())?;
+    Some(Box::new(actor))
 }
 
 /// A coder that answers with the subtask's own stored evaluation (the
@@ -375,7 +378,10 @@ pub fn run(
     mut roles: OfflineRoles,
 ) -> Result<VerifyReport, VerifyError> {
     let started = Instant::now();
-    let base = SimDesktop::load(&cx.workspace)?;
+    let desktops = cx.env.desktops(&cx.workspace)?;
+    let Some(base) = desktops.replica() else {
+        return real::run(args, cx);
+    };
     let proposed = cx.store.subtasks(SubtaskStatus::Proposed)?;
     let verified_before = cx.store.subtasks(SubtaskStatus::Verified)?;
     let run_id = cx.store.begin_run(
@@ -384,7 +390,7 @@ pub fn run(
     )?;
     if roles.actor.is_none() {
         let known: Vec<Subtask> = proposed.iter().chain(&verified_before).cloned().collect();
-        roles.actor = Some(offline_actor(&base, cx.catalog, &known));
+        roles.actor = offline_actor(base.as_ref(), cx.catalog, &known);
     }
     if roles.coder.is_none() {
         roles.coder = Some(Box::new(HandWrittenCoder::new(&proposed)));
@@ -420,7 +426,7 @@ pub fn run(
     let ucx = UnitContext {
         model: model.as_ref(),
         runtime: &runtime,
-        base: &base,
+        base: base.as_ref(),
         rounds: args.rounds,
         max_steps: args.max_steps,
         apis: &apis,
@@ -546,7 +552,7 @@ pub fn run(
                 if mine.len() < s.available_parameters.len() {
                     return Decision::Pending;
                 }
-                decide(&base, s, &mine, &candidates, args.discriminative)
+                decide(base.as_ref(), s, &mine, &candidates, args.discriminative)
             })
             .collect()
     });
@@ -596,7 +602,7 @@ pub fn run(
     }
 
     if args.mutants {
-        report.mutation = Some(mutation_test(&base, cx, &threads)?);
+        report.mutation = Some(mutation_test(base.as_ref(), cx, &threads)?);
     }
     if let Some(c) = &client {
         let u = c.usage();
@@ -629,7 +635,7 @@ enum Decision {
 
 /// Decides one subtask from its units (see the module doc).
 fn decide(
-    base: &SimDesktop,
+    base: &dyn Replica,
     s: &Subtask,
     units: &[&UnitRecord],
     candidates: &[Candidate],
@@ -665,8 +671,13 @@ fn decide(
                         continue;
                     }
                 };
-                let r = replay(&start, &traj.actions);
-                let res = judge(checks, &u.instance.params, &r.desk);
+                let res = match replay(start.as_ref(), &traj.actions) {
+                    Ok(r) => judge(checks, &u.instance.params, r.desk.as_ref()),
+                    Err(e) => {
+                        reasons.push(("desktop failure", format!("parameter set {i}: {e}")));
+                        continue;
+                    }
+                };
                 if !res.success {
                     reasons.push((
                         "evaluation mismatch",
@@ -749,7 +760,7 @@ fn decide(
 
 /// Mutation-tests every verified subtask with an evaluation and trajectories.
 fn mutation_test(
-    base: &SimDesktop,
+    base: &dyn Replica,
     cx: &StageContext<'_>,
     threads: &rayon::ThreadPool,
 ) -> Result<MutationReport, VerifyError> {

@@ -11,8 +11,7 @@
 use serde::Serialize;
 
 use super::contract::{judge, missing_outputs, replay, start_state, Instance};
-use crate::env::sim::Target;
-use crate::env::SimDesktop;
+use crate::env::Replica;
 use crate::model::{ActionCall, Check, Subtask, TrajectoryAction};
 use crate::resources::Catalog;
 use crate::store::verify::MutantRow;
@@ -30,7 +29,7 @@ const CHANGED: &str = "changed text";
 
 /// The mutants of `actions` (replayed from `start` where the visible controls
 /// matter).
-pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> {
+pub fn mutants(start: &dyn Replica, actions: &[TrajectoryAction]) -> Vec<Mutant> {
     let mut out = Vec::new();
     let n = actions.len();
     for i in 0..n.saturating_sub(1) {
@@ -82,46 +81,41 @@ pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> 
             });
         }
     }
-    let mut desk = start.clone();
+    let mut desk = start.fork();
     for (i, a) in actions.iter().enumerate() {
         if matches!(a.call, ActionCall::ClickInput { .. }) {
-            let live = desk.live();
-            let here = live
+            let Ok(obs) = desk.observe() else {
+                break;
+            };
+            let here = obs
                 .controls
                 .iter()
                 .find(|c| {
-                    Some(&c.info.label) == a.control_label.as_ref()
-                        && c.info.control_text == a.control_text
+                    Some(&c.label) == a.control_label.as_ref() && c.control_text == a.control_text
                 })
                 .or_else(|| {
-                    live.controls
+                    obs.controls
                         .iter()
-                        .find(|c| c.info.control_text == a.control_text)
+                        .find(|c| c.control_text == a.control_text)
                 });
             if let Some(here) = here {
-                let other = live.controls.iter().find(|c| {
-                    c.info.control_type == here.info.control_type
-                        && c.info.control_text != here.info.control_text
-                        && !c.info.control_text.is_empty()
-                        && !matches!(
-                            c.target,
-                            Target::ShowDesktop
-                                | Target::Minimize
-                                | Target::CloseWindow
-                                | Target::Inert
-                        )
+                let other = obs.controls.iter().find(|c| {
+                    c.control_type == here.control_type
+                        && c.control_text != here.control_text
+                        && !c.control_text.is_empty()
+                        && !desk.is_chrome(c)
                 });
                 if let Some(other) = other {
                     let mut m = actions.to_vec();
-                    m[i].control_text = other.info.control_text.clone();
-                    m[i].control_label = Some(other.info.label.clone());
-                    m[i].rect = other.info.rect;
+                    m[i].control_text = other.control_text.clone();
+                    m[i].control_label = Some(other.label.clone());
+                    m[i].rect = other.rect;
                     out.push(Mutant {
                         kind: "other_control",
                         description: format!(
                             "step {} clicks '{}' instead of '{}'",
                             i + 1,
-                            other.info.control_text,
+                            other.control_text,
                             a.control_text
                         ),
                         actions: m,
@@ -129,14 +123,16 @@ pub fn mutants(start: &SimDesktop, actions: &[TrajectoryAction]) -> Vec<Mutant> 
                 }
             }
         }
-        desk.step(&a.to_action());
+        if desk.step(&a.to_action()).is_err() {
+            break;
+        }
     }
     out
 }
 
 /// The mutation test of one verified subtask: one row per mutant of each of its
 /// trajectories.
-pub fn test_subtask(base: &SimDesktop, catalog: &Catalog, subtask: &Subtask) -> Vec<MutantRow> {
+pub fn test_subtask(base: &dyn Replica, catalog: &Catalog, subtask: &Subtask) -> Vec<MutantRow> {
     let Some(eval) = &subtask.evaluation else {
         return Vec::new();
     };
@@ -151,8 +147,12 @@ pub fn test_subtask(base: &SimDesktop, catalog: &Catalog, subtask: &Subtask) -> 
         let Ok(start) = start_state(base, &inst) else {
             continue;
         };
-        for m in mutants(&start, &t.actions) {
-            let (breaks, accepted) = judge_mutant(&start, &inst, &eval.checks, &m.actions);
+        for m in mutants(start.as_ref(), &t.actions) {
+            let Some((breaks, accepted)) =
+                judge_mutant(start.as_ref(), &inst, &eval.checks, &m.actions)
+            else {
+                continue;
+            };
             rows.push(MutantRow {
                 subtask_id: subtask.id.0.clone(),
                 parameter_index: idx,
@@ -167,17 +167,18 @@ pub fn test_subtask(base: &SimDesktop, catalog: &Catalog, subtask: &Subtask) -> 
     rows
 }
 
-/// (breaks the contract, accepted by the checks) for one mutant.
+/// (breaks the contract, accepted by the checks) for one mutant; None when the
+/// desktop failed replaying it.
 pub fn judge_mutant(
-    start: &SimDesktop,
+    start: &dyn Replica,
     inst: &Instance,
     checks: &[Check],
     actions: &[TrajectoryAction],
-) -> (bool, bool) {
-    let r = replay(start, actions);
-    let breaks = !missing_outputs(&r.desk, inst).is_empty();
-    let accepted = judge(checks, &inst.params, &r.desk).success;
-    (breaks, accepted)
+) -> Option<(bool, bool)> {
+    let r = replay(start, actions).ok()?;
+    let breaks = !missing_outputs(r.desk.as_ref(), inst).is_empty();
+    let accepted = judge(checks, &inst.params, r.desk.as_ref()).success;
+    Some((breaks, accepted))
 }
 
 /// The outcome of `synth verify --mutants`.

@@ -21,9 +21,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{covered_problem, missing_outputs, note_seen, start_state, Instance};
+use super::contract::{covered_problem, missing_outputs, note_observed, start_state, Instance};
 use crate::env::sim::{vfs, HOME};
-use crate::env::{Environment, EventKind, SimDesktop};
+use crate::env::{Environment, EventKind, Observation, Replica};
 use crate::llm::{
     ActRequest, ActorFeedback, ApiDoc, CheckEvidence, CodeRequest, CoderFeedback, ControlInfo,
     FailedCheck, Finding, HistoryStep, LanguageModel, LlmError, Outcome, StepStatus,
@@ -36,7 +36,8 @@ use crate::model::{
 pub struct UnitContext<'a> {
     pub model: &'a dyn LanguageModel,
     pub runtime: &'a tokio::runtime::Runtime,
-    pub base: &'a SimDesktop,
+    /// The desktop every instance's start desktop is a copy of.
+    pub base: &'a dyn Replica,
     pub rounds: u32,
     pub max_steps: usize,
     pub apis: &'a [ApiDoc],
@@ -121,11 +122,11 @@ struct Episode {
     finished: bool,
     rejected: Option<String>,
     wrong_steps: usize,
-    desk: SimDesktop,
+    desk: Box<dyn Replica>,
     seen: BTreeSet<String>,
 }
 
-fn control_infos(obs: &crate::env::Observation) -> Vec<ControlInfo> {
+fn control_infos(obs: &Observation) -> Vec<ControlInfo> {
     obs.controls
         .iter()
         .map(|c| ControlInfo {
@@ -142,25 +143,33 @@ impl UnitContext<'_> {
     fn episode(
         &self,
         inst: &Instance,
-        start: &SimDesktop,
+        start: &dyn Replica,
         feedback: Option<&ActorFeedback>,
     ) -> Result<Episode, LlmError> {
         let tid = trajectory_id(inst);
-        let mut desk = start.clone();
+        let mut desk = start.fork();
         let mut seen = BTreeSet::new();
-        note_seen(&desk, &mut seen);
         let mut ep = Episode {
             actions: Vec::new(),
             observations: Vec::new(),
             finished: false,
             rejected: None,
             wrong_steps: 0,
-            desk: start.clone(),
+            desk: start.fork(),
             seen: BTreeSet::new(),
         };
         let mut history: Vec<HistoryStep> = Vec::new();
+        if let Ok(obs) = desk.observe() {
+            note_observed(&obs, &mut seen);
+        }
         for k in 0..self.max_steps {
-            let obs = desk.observe();
+            let obs = match desk.observe() {
+                Ok(obs) => obs,
+                Err(e) => {
+                    ep.rejected = Some(format!("step {}: the desktop failed: {e}", k + 1));
+                    break;
+                }
+            };
             let req = ActRequest {
                 instruction: inst.instruction.clone(),
                 window_title: obs.window_title.clone(),
@@ -193,12 +202,20 @@ impl UnitContext<'_> {
                     })
                     .map(|c| c.rect)
                     .unwrap_or_default();
-                let before = crate::pipeline::narrate::screen_before(&desk, action);
-                let out = desk.step(action);
+                let stepped = desk
+                    .describe_before(action)
+                    .and_then(|before| Ok((before, desk.step(action)?)));
+                let (before, out) = match stepped {
+                    Ok(done) => done,
+                    Err(e) => {
+                        ep.rejected = Some(format!("step {}: the desktop failed: {e}", k + 1));
+                        break;
+                    }
+                };
                 if !out.ok {
                     ep.wrong_steps += 1;
                 }
-                note_seen(&desk, &mut seen);
+                note_observed(&out.observation, &mut seen);
                 ep.observations.push(format!("{tid}/step_{:02}.png", k));
                 ep.actions.push(TrajectoryAction {
                     call: action.call.clone(),
@@ -250,7 +267,7 @@ impl UnitContext<'_> {
         let mut reasons = Vec::new();
         let mut last_checks = Vec::new();
         for round in 1..=self.rounds.max(1) {
-            let ep = self.episode(&inst, &start, actor_fb.as_ref())?;
+            let ep = self.episode(&inst, start.as_ref(), actor_fb.as_ref())?;
             let req = CodeRequest {
                 instruction_template: subtask.instruction_template.clone(),
                 application: subtask.application.clone(),
@@ -305,7 +322,7 @@ impl UnitContext<'_> {
             if let Some(checks) = &checks {
                 last_checks = checks.clone();
                 let result = crate::env::evaluate(checks, &inst.params, ep.desk.probes());
-                let missing = missing_outputs(&ep.desk, &inst);
+                let missing = missing_outputs(ep.desk.as_ref(), &inst);
                 rec.missing_outputs = missing.iter().map(|r| r.to_string()).collect();
                 if !result.success {
                     problems.push(format!("check failed: {}", result.message));
@@ -327,7 +344,12 @@ impl UnitContext<'_> {
                             checks: actor_notes.clone(),
                         });
                     }
-                    next_coder = Some(coder_evidence(checks, &inst.params, &ep.desk, &ep.seen));
+                    next_coder = Some(coder_evidence(
+                        checks,
+                        &inst.params,
+                        ep.desk.as_ref(),
+                        &ep.seen,
+                    ));
                 } else if !missing.is_empty() && problems.is_empty() {
                     let list = rec.missing_outputs.join(", ");
                     problems.push(format!(
@@ -343,7 +365,7 @@ impl UnitContext<'_> {
                 rec.evaluation = Some(result);
             }
             if problems.is_empty() {
-                if let Some(p) = covered_problem(&start, &inst, &ep.actions) {
+                if let Some(p) = covered_problem(start.as_ref(), &inst, &ep.actions) {
                     problems.push(format!("not composable: {p}"));
                     next_actor = Some(ActorFeedback::NotComposable { problem: p });
                 }
@@ -410,7 +432,7 @@ pub fn failed_check(check: &Check, params: &ParameterSet) -> FailedCheck {
 pub fn coder_evidence(
     checks: &[Check],
     params: &ParameterSet,
-    desk: &SimDesktop,
+    desk: &dyn Environment,
     seen: &BTreeSet<String>,
 ) -> CoderFeedback {
     CoderFeedback::FailedChecks {
@@ -428,7 +450,7 @@ pub fn coder_evidence(
 fn check_evidence(
     check: &Check,
     params: &ParameterSet,
-    desk: &SimDesktop,
+    desk: &dyn Environment,
     seen: &BTreeSet<String>,
 ) -> CheckEvidence {
     let call = check.call.instantiate(params);
@@ -440,8 +462,28 @@ fn check_evidence(
     }
 }
 
+/// The names of the files and folders (with a final `/`) right inside `dir`,
+/// from every path below it (as [`crate::env::Probes::paths_under`] lists them).
+fn children(under: Vec<(String, bool)>, dir: &str) -> Vec<String> {
+    let prefix = format!("{}/", dir.trim_end_matches('/'));
+    under
+        .into_iter()
+        .filter_map(|(path, is_dir)| {
+            let rest = path.strip_prefix(&prefix)?;
+            if rest.is_empty() || rest.contains('/') {
+                return None;
+            }
+            Some(if is_dir {
+                format!("{rest}/")
+            } else {
+                rest.to_string()
+            })
+        })
+        .collect()
+}
+
 /// What the desktop shows about one (instantiated) check call.
-fn findings(call: &CheckCall, desk: &SimDesktop, seen: &BTreeSet<String>) -> Vec<Finding> {
+fn findings(call: &CheckCall, desk: &dyn Environment, seen: &BTreeSet<String>) -> Vec<Finding> {
     let p = desk.probes();
     let seen_ci = |t: &str| {
         let t = t.trim().to_lowercase();
@@ -452,7 +494,7 @@ fn findings(call: &CheckCall, desk: &SimDesktop, seen: &BTreeSet<String>) -> Vec
         let dir = vfs::normalize(path, HOME)
             .map(|p| vfs::parent(&p).to_string())
             .unwrap_or_default();
-        let files = desk.state().vfs.list(&dir).unwrap_or_default();
+        let files = children(p.paths_under(&dir), &dir);
         Finding::FilesIn { dir, files }
     };
     match call {

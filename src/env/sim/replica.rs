@@ -1,0 +1,98 @@
+//! The simulated desktop as a [`Replica`]: copies are clones of its state, and
+//! its windows and application specs answer what an observation does not.
+
+use std::collections::BTreeSet;
+
+use super::{SimDesktop, Target};
+use crate::env::replica::Replica;
+use crate::env::spec::{LoadedApp, Op};
+use crate::env::{ControlInfo, EnvError};
+use crate::model::Action;
+use crate::resources::Resource;
+
+impl SimDesktop {
+    /// The simulated desktop behind `replica`, for a planner that searches its
+    /// state (None: another kind of replica).
+    pub fn of(replica: &dyn Replica) -> Option<&SimDesktop> {
+        replica.as_any().downcast_ref()
+    }
+}
+
+impl Replica for SimDesktop {
+    fn fork(&self) -> Box<dyn Replica> {
+        Box::new(self.clone())
+    }
+
+    fn resolves(&self, action: &Action) -> bool {
+        self.live().resolve(action).is_some()
+    }
+
+    fn specs(&self) -> &[LoadedApp] {
+        self.apps()
+    }
+
+    fn initial_resources(&self) -> BTreeSet<Resource> {
+        SimDesktop::initial_resources(self)
+    }
+
+    fn open_windows(&self) -> Vec<String> {
+        self.state().windows.iter().map(|w| w.app.clone()).collect()
+    }
+
+    fn active_window(&self) -> Option<usize> {
+        self.state().active
+    }
+
+    fn launch(&mut self, app: &str) -> Result<(), EnvError> {
+        SimDesktop::launch(self, app)
+    }
+
+    fn show_desktop_text(&self) -> Option<String> {
+        self.live()
+            .controls
+            .iter()
+            .find(|c| c.target == Target::ShowDesktop)
+            .map(|c| c.info.control_text.clone())
+    }
+
+    fn is_chrome(&self, control: &ControlInfo) -> bool {
+        self.live()
+            .controls
+            .iter()
+            .find(|c| c.info.label == control.label)
+            .is_some_and(|c| {
+                matches!(
+                    c.target,
+                    Target::ShowDesktop | Target::Minimize | Target::CloseWindow | Target::Inert
+                )
+            })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    /// A control of the spec's current screen whose every click effect goes to
+    /// the start screen or back.
+    fn home_control(&self, app: &str) -> Option<String> {
+        let state = self.state();
+        let window = state.active.and_then(|i| state.windows.get(i))?;
+        if window.app != app {
+            return None;
+        }
+        let spec = &self.app(app)?.spec;
+        if window.screen == spec.start {
+            return None;
+        }
+        let screen = spec.screens.get(&window.screen)?;
+        let home = screen.controls.iter().map(|c| c.get_ref()).find(|c| {
+            !c.click.is_empty()
+                && c.click.iter().all(|e| match &e.op {
+                    Op::Goto { screen } => screen == &spec.start,
+                    Op::Back => true,
+                    _ => false,
+                })
+        })?;
+        Some(home.text.clone())
+    }
+}
