@@ -90,6 +90,9 @@ pub fn statement(
     if results.is_empty() {
         results.push("the work done".to_string());
     }
+    // A result carrying files goes last: "the to-do item 'X' with the image
+    // 'a.png' and the document 'b.docx'" read as a to-do holding both.
+    results.sort_by_key(|r| r.contains(" with "));
     let mut sentence = String::new();
     match purpose {
         Some(purpose) => {
@@ -280,6 +283,44 @@ mod tests {
         assert!(
             s.starts_with("For the summer trip, I need the e-mail 'Trip' sent with ")
                 && s.contains("'/home/user/Documents/trip.zip'"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_result_carrying_files_comes_after_the_others() {
+        let cat = catalog();
+        let png = r("img_path", Some("/home/user/Pictures/a.png"));
+        let doc = r("docx_path", Some("/home/user/Documents/b.docx"));
+        let made_png = [png.clone()];
+        let (insert_in, insert_out) = ([png.clone()], [doc]);
+        let todo_in = [png];
+        let todo = [r("todo_item", Some("Follow up"))];
+        let nodes = [
+            IntentNode {
+                application: "Image Editor",
+                instruction: "Open '/home/user/Pictures/x.png' and save it as '/home/user/Pictures/a.png'.",
+                inputs: &[],
+                outputs: &made_png,
+            },
+            IntentNode {
+                application: "To Do",
+                instruction: "In To Do, create a task 'Follow up' with '/home/user/Pictures/a.png' attached.",
+                inputs: &todo_in,
+                outputs: &todo,
+            },
+            IntentNode {
+                application: "Writer",
+                instruction: "Insert the picture '/home/user/Pictures/a.png' and save it as '/home/user/Documents/b.docx'.",
+                inputs: &insert_in,
+                outputs: &insert_out,
+            },
+        ];
+        let s = statement(&cat, &nodes, &[0, 1, 2], None);
+        let (doc_at, todo_at) = (s.find("b.docx").unwrap(), s.find("'Follow up'").unwrap());
+        assert!(doc_at < todo_at, "{s}");
+        assert!(
+            s.ends_with("with the image '/home/user/Pictures/a.png'."),
             "{s}"
         );
     }
