@@ -925,6 +925,11 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
+/// Adds a finding of `kind` for each (a, b) pair.
+fn push_pairs(found: &mut Vec<Pointless>, pairs: Vec<(usize, usize)>, kind: PointlessKind) {
+    found.extend(pairs.into_iter().map(|(a, b)| Pointless { a, b, kind }));
+}
+
 /// The pointless nodes among instances `nodes`, where `has_successor[k]` says
 /// whether node `k` hands something on in the task.
 pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<Pointless> {
@@ -964,27 +969,21 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
-    for (a, b) in format_shuffles(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::FormatShuffle,
-        });
-    }
-    for (a, b) in chained_conversions(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::ChainedConversion,
-        });
-    }
-    for (a, b) in round_trips(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::RoundTrip,
-        });
-    }
+    push_pairs(
+        &mut found,
+        format_shuffles(pool, nodes),
+        PointlessKind::FormatShuffle,
+    );
+    push_pairs(
+        &mut found,
+        chained_conversions(pool, nodes),
+        PointlessKind::ChainedConversion,
+    );
+    push_pairs(
+        &mut found,
+        round_trips(pool, nodes),
+        PointlessKind::RoundTrip,
+    );
     for (a, &x) in nodes.iter().enumerate() {
         if packs_one_file(pool, x) {
             found.push(Pointless {
@@ -1000,20 +999,16 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
-    for (a, b) in unsuited_edits(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::UnsuitedEdit,
-        });
-    }
-    for (a, b) in repeated_changes(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::RepeatedChange,
-        });
-    }
+    push_pairs(
+        &mut found,
+        unsuited_edits(pool, nodes),
+        PointlessKind::UnsuitedEdit,
+    );
+    push_pairs(
+        &mut found,
+        repeated_changes(pool, nodes),
+        PointlessKind::RepeatedChange,
+    );
     for (a, &x) in nodes.iter().enumerate() {
         if reads_markup_as_prose(pool, x) {
             found.push(Pointless {
@@ -1042,41 +1037,31 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
             });
         }
     }
-    for (a, b) in converted_to_carry(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::ConvertedToCarry,
-        });
-    }
-    for (a, b) in pasted_under_another_name(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::PastedUnderAnotherName,
-        });
-    }
-    for (a, b) in attachments_left_behind(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::AttachmentLeftBehind,
-        });
-    }
-    for (a, b) in two_visits(pool, nodes) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::TwoVisits,
-        });
-    }
-    for (a, b) in unused_edits(pool, nodes, has_successor) {
-        found.push(Pointless {
-            a,
-            b,
-            kind: PointlessKind::UnusedEdit,
-        });
-    }
+    push_pairs(
+        &mut found,
+        converted_to_carry(pool, nodes),
+        PointlessKind::ConvertedToCarry,
+    );
+    push_pairs(
+        &mut found,
+        pasted_under_another_name(pool, nodes),
+        PointlessKind::PastedUnderAnotherName,
+    );
+    push_pairs(
+        &mut found,
+        attachments_left_behind(pool, nodes),
+        PointlessKind::AttachmentLeftBehind,
+    );
+    push_pairs(
+        &mut found,
+        two_visits(pool, nodes),
+        PointlessKind::TwoVisits,
+    );
+    push_pairs(
+        &mut found,
+        unused_edits(pool, nodes, has_successor),
+        PointlessKind::UnusedEdit,
+    );
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
             if files_twice(pool, nodes, a, b) {
