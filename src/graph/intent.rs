@@ -128,8 +128,9 @@ fn phrase(catalog: &Catalog, r: &Resource, node: &IntentNode<'_>) -> String {
         .as_deref()
         .filter(|_| quotes(node.instruction, r));
     // A `key=value` pair is a changed setting: a goal says what changed ("the
-    // new wallpaper"), not the pair the desktop stores.
-    if let Some((key, _)) = value.and_then(|v| v.split_once('=')) {
+    // new wallpaper"), not the pair the desktop stores, whether or not the
+    // instruction quotes the pair (its key names the setting, not a value).
+    if let Some((key, _)) = r.parameter.as_deref().and_then(|v| v.split_once('=')) {
         if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return format!("the new {}", key.replace('_', " "));
         }
@@ -223,12 +224,15 @@ mod tests {
             inputs: &[],
             outputs: &out,
         }];
-        assert_eq!(statement(&cat, &nodes, &[0], None), "I need the setting.");
+        assert_eq!(
+            statement(&cat, &nodes, &[0], None),
+            "I need the new volume."
+        );
         let wall = [r("setting_value", Some("wallpaper=beach.jpg"))];
         let nodes = [IntentNode {
             application: "Photos",
             instruction:
-                "In Photos, set the picture as wallpaper, giving the setting 'wallpaper=beach.jpg'.",
+                "In Photos, view a picture 'beach.jpg', then set the picture as wallpaper.",
             inputs: &[],
             outputs: &wall,
         }];
