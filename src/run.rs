@@ -322,6 +322,7 @@ pub fn run(
         .unwrap_or_else(Instant::now);
     let mut topped = capabilities;
     topped.extend(top_up_levels(compose_defaults, cx)?);
+    topped.extend(top_up_applications(compose_defaults, cx)?);
     if !topped.is_empty() {
         timed(&mut stages, "top-up", t, topped.join("; "));
     }
@@ -485,10 +486,12 @@ fn top_up_levels(
 
 /// Composes a task for every capability (OmniBench table 12) no stored task
 /// tests yet, the same way as [`top_up_levels`]: inside the intents first, over the
-/// pool's components otherwise. One each: a wide task's producers are the
-/// pool's most read subtasks, and every use here is one the main composition's
-/// joins lack under the per-subtask share. A capability the pool cannot give
-/// stays empty and `synth stats` warns about it.
+/// pool's components otherwise, and only then with side work (independent
+/// pieces of one topic, which readers judge less kindly than connected work).
+/// One each: a wide task's producers are the pool's most read subtasks, and
+/// every use here is one the main composition's joins lack under the
+/// per-subtask share. A capability the pool cannot give stays empty and
+/// `synth stats` warns about it.
 fn top_up_capabilities(
     compose_defaults: &ComposeDefaults,
     cx: &StageContext<'_>,
@@ -506,33 +509,88 @@ fn top_up_capabilities(
             continue;
         }
         let label = format!("run top-up capability {}", capability.name);
-        for no_intents in [false, true] {
-            let mut argv = vec![
-                "--count",
-                "1",
-                "--profile",
-                "free",
-                "--capability",
-                capability.name.as_str(),
-                "--label",
-                label.as_str(),
-                "--balance-with-store",
-            ];
-            if no_intents {
-                argv.push("--no-intents");
-            }
-            let r = crate::pipeline::compose::run(
-                &stage_args::<ComposeArgs>(&argv),
-                compose_defaults,
-                cx,
-            )?;
-            if r.made + r.already_present > 0 {
-                made.push(format!("{}: {} tasks", capability.name, r.made));
-                break;
-            }
+        let ask = ["--capability", capability.name.as_str()];
+        if let Some(n) = top_up_one(&label, &ask, true, compose_defaults, cx)? {
+            made.push(format!("{}: {n} tasks", capability.name));
         }
     }
     Ok(made)
+}
+
+/// Composes a task that starts in each application of the pool no stored task
+/// uses (`compose --application`), so that a default run shows the whole
+/// desktop; an application whose subtasks never hand anything on (a player,
+/// the settings) gets none, and `synth stats` counts it as unused.
+fn top_up_applications(
+    compose_defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<Vec<String>, RunError> {
+    let store_err = crate::pipeline::compose::ComposeStageError::from;
+    let pool: BTreeSet<String> = cx
+        .store
+        .subtasks(SubtaskStatus::Verified)
+        .map_err(store_err)?
+        .into_iter()
+        .map(|s| s.application)
+        .collect();
+    let used: BTreeSet<String> = cx
+        .store
+        .tasks(None)
+        .map_err(store_err)?
+        .iter()
+        .flat_map(|t| t.task.nodes.values().map(|n| n.application.clone()))
+        .collect();
+    let mut made = Vec::new();
+    for app in pool.difference(&used) {
+        let label = format!("run top-up application {app}");
+        let ask = ["--application", app.as_str()];
+        if let Some(n) = top_up_one(&label, &ask, false, compose_defaults, cx)? {
+            made.push(format!("{app}: {n} tasks"));
+        }
+    }
+    Ok(made)
+}
+
+/// One top-up task asked for with `ask` (free profile, balanced with the
+/// store): inside the intents, then over the pool's components, then, when
+/// `side_work`, the same two with side work. The tasks made (`Some(0)` when the
+/// store had them already), or `None` when no variant made one.
+fn top_up_one(
+    label: &str,
+    ask: &[&str],
+    side_work: bool,
+    compose_defaults: &ComposeDefaults,
+    cx: &StageContext<'_>,
+) -> Result<Option<usize>, RunError> {
+    let variants: &[&[&str]] = if side_work {
+        &[
+            &[],
+            &["--no-intents"],
+            &["--side-work"],
+            &["--side-work", "--no-intents"],
+        ]
+    } else {
+        &[&[], &["--no-intents"]]
+    };
+    for extra in variants {
+        let mut argv = vec![
+            "--count",
+            "1",
+            "--profile",
+            "free",
+            "--label",
+            label,
+            "--balance-with-store",
+        ];
+        argv.extend_from_slice(ask);
+        argv.extend_from_slice(extra);
+        let r =
+            crate::pipeline::compose::run(&stage_args::<ComposeArgs>(&argv), compose_defaults, cx)?;
+        if r.made + r.already_present > 0 {
+            return Ok(Some(r.made));
+        }
+    }
+    Ok(None)
 }
 
 fn secs(d: Duration) -> f64 {

@@ -153,6 +153,8 @@ pub enum ComposeError {
         "no scope holds an instance that can start a task (every input on the initial desktop)"
     )]
     NoRoots,
+    #[error("unknown application '{name}' (the pool has: {})", known.join(", "))]
+    UnknownApplication { name: String, known: Vec<String> },
 }
 
 /// A composed task in compact form: pool instance indices and bitset graph, orders one
@@ -474,7 +476,10 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
     mut sink: F,
 ) -> Result<ComposeSummary, ComposeError> {
     let plan = Plan::new(spec, pool.catalog())?;
-    let world = World::new(pool, scopes);
+    let mut world = World::new(pool, scopes);
+    if let Some(name) = &spec.application {
+        world.only_app(application_id(pool, name)?);
+    }
     if spec.count == 0 {
         return Ok(ComposeSummary {
             made: 0,
@@ -485,6 +490,29 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
     }
     if world.order.is_empty() {
         return Err(ComposeError::NoRoots);
+    }
+    if let Some(name) = spec
+        .application
+        .as_ref()
+        .filter(|_| world.app_members.is_empty())
+    {
+        // Nothing to attempt: said as a shortfall, like any request the
+        // scopes cannot give.
+        return Ok(ComposeSummary {
+            made: 0,
+            attempts: 0,
+            duplicates: 0,
+            shortfall: Some(Shortfall {
+                requested: spec.count,
+                made: 0,
+                attempts: 0,
+                duplicates: 0,
+                constraint: format!(
+                    "{name}: no subtask of {name} is in the scopes composed from (the intents' groups, or with --no-intents the pool's components of one topic)"
+                ),
+                targets: Vec::new(),
+            }),
+        });
     }
     let budget = if spec.max_attempts == 0 {
         (20 * spec.count).max(8000)
@@ -599,6 +627,14 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
                 "{}: {} of {} attempts reached {}",
                 t.target, t.reached, t.attempts, t.condition
             ),
+            None if duplicates == 0 => match &spec.application {
+                Some(app) => format!(
+                    "{app}: none of {attempts} attempts grew a task with a node of {app} that passes the checks (every input handed over, one topic, no clash, no pointless step)"
+                ),
+                None => format!(
+                    "none of {attempts} attempts grew a task that passes the checks (every input handed over, one topic, no clash, no pointless step)"
+                ),
+            },
             _ => format!(
                 "distinct tasks: {duplicates} of {attempts} attempts repeated a task already made: its nodes, or its results from the same starting points (the scopes hold too few distinct requests)"
             ),
@@ -618,6 +654,17 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
         duplicates,
         shortfall,
     })
+}
+
+/// The pool's id of the application named `name` (as instances spell it).
+fn application_id(pool: &Pool<'_>, name: &str) -> Result<u32, ComposeError> {
+    (0..pool.len())
+        .find(|&i| pool.instance(i).application == name)
+        .map(|i| pool.slim[i].app)
+        .ok_or_else(|| ComposeError::UnknownApplication {
+            name: name.to_string(),
+            known: pool.applications().iter().map(|a| a.to_string()).collect(),
+        })
 }
 
 struct SlotState {
@@ -790,6 +837,10 @@ struct World<'p, 'a> {
     /// Per application (pool app id): (scope, root) of its roots in usable scopes,
     /// largest scope first.
     app_roots: Vec<Vec<(u32, u32)>>,
+    /// The application every task has a node of (`ComposeSpec::application`),
+    /// and its placeable members by scope: (scope, instance).
+    only_app: Option<u32>,
+    app_members: Vec<(u32, u32)>,
     /// Members of each scope with two inputs that members of the scope produce
     /// (a node that can join two branches).
     joinable: Vec<Vec<u32>>,
@@ -978,6 +1029,8 @@ impl<'p, 'a> World<'p, 'a> {
             roots,
             cumulative,
             app_roots,
+            only_app: None,
+            app_members: Vec::new(),
             joinable,
             join_order,
         };
@@ -1059,6 +1112,22 @@ impl<'p, 'a> World<'p, 'a> {
                         .is_ok()
             })
             .collect()
+    }
+
+    /// Restricts the tasks to those with a node of `app`.
+    fn only_app(&mut self, app: u32) {
+        self.only_app = Some(app);
+        let pool = self.pool;
+        self.app_members = self
+            .order
+            .iter()
+            .flat_map(|&sc| {
+                self.members[sc]
+                    .iter()
+                    .filter(|&&i| pool.slim[i as usize].app == app)
+                    .map(move |&i| (sc as u32, i))
+            })
+            .collect();
     }
 
     /// How many of `app`'s (scope, root) pairs lie in scopes of at least `n`
@@ -1298,7 +1367,15 @@ fn attempt(
         duplicate: false,
     };
     // Node count: uniform over the feasible sizes some usable scope can hold.
-    let biggest = world.members[world.order[0]].len();
+    let biggest = match world.only_app {
+        Some(_) => world
+            .app_members
+            .iter()
+            .map(|&(sc, _)| world.members[sc as usize].len())
+            .max()
+            .unwrap_or(0),
+        None => world.members[world.order[0]].len(),
+    };
     let mut sizes: Vec<usize> = bits(combo.sizes).filter(|&n| n <= biggest).collect();
     if sizes.is_empty() {
         return fail;
@@ -1309,7 +1386,8 @@ fn attempt(
     sizes.truncate(sizes.len().saturating_sub(drop).max(1));
     // A join slot looks for fan-in, which takes three nodes: while it looks, a
     // draw of two would end the slot with a pair before any join is tried.
-    let join_turn = s.slot % JOIN_EVERY == JOIN_EVERY - 1
+    let join_turn = world.only_app.is_none()
+        && s.slot % JOIN_EVERY == JOIN_EVERY - 1
         && s.tries < JOIN_TRIES
         && r.lo[BRA] <= 2
         && !world.join_order.is_empty();
@@ -1321,7 +1399,34 @@ fn attempt(
     let cap = usage.cap(usage.nodes + n, s.tries);
     // Balancing applications matters for a dataset of a few thousand tasks; a bulk
     // request (more than one chunk) keeps the cheaper choice by scope size.
-    let (scope, root) = if usage.on && s.tries < RELAX_AFTER && spec.count <= CHUNK {
+    let (scope, root) = if let Some(app) = world.only_app {
+        // One of the application's roots, the least used subtask among a few
+        // (or, without one, a cone through one of its members below).
+        let k = world.eligible_roots(app as usize, n);
+        if k == 0 {
+            // No root of it in a scope this big: only a cone seed (below)
+            // can give the task; this member stands in until then.
+            let Some(&(sc, y)) = world
+                .app_members
+                .iter()
+                .find(|&&(sc, _)| world.members[sc as usize].len() >= n)
+            else {
+                return fail;
+            };
+            (sc as usize, y)
+        } else {
+            let entries = &world.app_roots[app as usize][..k];
+            let uses = |r: u32| usage.subtask[pool.instance(r as usize).subtask];
+            let mut best = entries[rng.random_range(0..k)];
+            for _ in 1..ROOT_DRAWS.min(k) {
+                let e = entries[rng.random_range(0..k)];
+                if uses(e.1) < uses(best.1) {
+                    best = e;
+                }
+            }
+            (best.0 as usize, best.1)
+        }
+    } else if usage.on && s.tries < RELAX_AFTER && spec.count <= CHUNK {
         // An application weighted by 1 / (1 + its nodes so far)^2 among those with a
         // root in a scope of at least n members, then the least used subtask among
         // a few of its roots.
@@ -1361,7 +1466,7 @@ fn attempt(
     };
 
     let track_width = !(r.lo[BRA] <= 1 && r.hi[BRA] >= n);
-    let root = if r.lo[BRA] >= 3 {
+    let root = if r.lo[BRA] >= 3 && world.only_app.is_none() {
         world.wide_root(scope, root, r.lo[BRA], &mut rng)
     } else {
         root
@@ -1372,7 +1477,20 @@ fn attempt(
     // searched for: random growth seldom reaches either. Every other try, the
     // first among them, still grows at random (a small pool's wide graphs may
     // have no hub).
-    let shaped = if s.tries.is_multiple_of(2) {
+    let shaped = if let Some(app) = world.only_app {
+        // Every other try, a cone through a member of the application (one
+        // that reads what others make, a picture copied into a document).
+        let rootless = world.eligible_roots(app as usize, n) == 0;
+        let seed = if s.tries % 2 == 1 || rootless {
+            app_cone_seed(world, app, n, &mut rng)
+        } else {
+            None
+        };
+        if rootless && seed.is_none() {
+            return fail;
+        }
+        seed
+    } else if s.tries.is_multiple_of(2) {
         None
     } else if r.lo[BRA] >= 3 {
         // Wide from either side: one file read by several applications (a
@@ -1507,7 +1625,10 @@ fn attempt(
             reached |= 1 << i;
         }
     }
-    if reached != 0b11111 || (join_slot && !has_join(&g)) || has_pointless(pool, &g) {
+    let lacks_app = world
+        .only_app
+        .is_some_and(|a| !g.nodes.iter().any(|&v| pool.slim[v as usize].app == a));
+    if reached != 0b11111 || (join_slot && !has_join(&g)) || lacks_app || has_pointless(pool, &g) {
         return Attempt {
             task: None,
             reached,
@@ -1649,6 +1770,32 @@ fn diamond_seed(
         }
     }
     None
+}
+
+/// Seeds a slot of a request for one application (`World::only_app`): a member
+/// of the application with its cone (a producer for each input it needs that
+/// the desktop does not hold, recursively), for an application whose subtasks
+/// read what others make first (a picture edited, then copied into a
+/// document). `None` when no draw gives a cone of at most `n` nodes.
+fn app_cone_seed(
+    world: &World<'_, '_>,
+    app: u32,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    let pool = world.pool;
+    let members: Vec<(u32, u32)> = world
+        .app_members
+        .iter()
+        .copied()
+        .filter(|&(sc, _)| world.members[sc as usize].len() >= n)
+        .collect();
+    (0..JOIN_DRAWS).find_map(|_| {
+        let &(sc, y) = members.get(rng.random_range(0..members.len().max(1)))?;
+        debug_assert_eq!(pool.slim[y as usize].app, app);
+        let sc = sc as usize;
+        cone_once(world, sc, y, n, rng, true).map(|g| (sc, g))
+    })
 }
 
 /// The graph of `order` added one by one (the first as the root), each checked
@@ -1825,6 +1972,20 @@ fn join_cone_once(
     rng: &mut ChaCha8Rng,
     track_width: bool,
 ) -> Option<Growth> {
+    cone_once(world, scope, x, n, rng, track_width).filter(has_join)
+}
+
+/// `x` and, for each of its inputs not on the desktop, a producer drawn from
+/// the scope, recursively, added in an order where every node's inputs are
+/// available. `None` when the cone is larger than `n` or a node is refused.
+fn cone_once(
+    world: &World<'_, '_>,
+    scope: usize,
+    x: u32,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+    track_width: bool,
+) -> Option<Growth> {
     let pool = world.pool;
     // The cone: producers for every missing input, depth first.
     let mut cone: Vec<u32> = Vec::new();
@@ -1869,7 +2030,7 @@ fn join_cone_once(
         add(&mut g, pool, &c);
         left.remove(i);
     }
-    has_join(&g).then_some(g)
+    Some(g)
 }
 
 /// Levels of dependents [`fan_potential`] looks down.
@@ -2305,6 +2466,70 @@ mod tests {
     use super::*;
     use crate::graph::spec::Profile;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn an_application_request_reaches_an_application_that_reads_made_files() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        let cat = tiny_catalog();
+        // The viewer only reads a document the writer makes first: it never
+        // starts a task, so only its cone (the writer) brings it in.
+        let subs = vec![
+            subtask(
+                "write",
+                "Writer",
+                &[],
+                &["doc"],
+                &[&[("doc", "/h/notes.doc")]],
+            ),
+            subtask(
+                "view",
+                "Viewer",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/notes.doc"), ("img", "/h/shot.png")]],
+            ),
+            subtask(
+                "post",
+                "Poster",
+                &["img"],
+                &[],
+                &[&[("img", "/h/shot.png")]],
+            ),
+            subtask("draw", "Paint", &[], &["img"], &[&[("img", "/h/pic.png")]]),
+            subtask("mail", "Mailer", &["img"], &[], &[&[("img", "/h/pic.png")]]),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let scopes = vec![Scope::new("all", (0..pool.len()).collect())];
+        let spec = ComposeSpec {
+            count: 2,
+            profile: Profile::Free,
+            max_nodes: 3,
+            seed: 9,
+            application: Some("Viewer".into()),
+            ..ComposeSpec::default()
+        };
+        let out = compose(&pool, &scopes, &spec).unwrap();
+        assert!(!out.tasks.is_empty(), "{:?}", out.summary.shortfall);
+        for t in &out.tasks {
+            let apps: Vec<&str> = t.nodes.values().map(|n| n.application.as_str()).collect();
+            assert!(apps.contains(&"Viewer"), "{apps:?}");
+            assert!(
+                apps.contains(&"Writer"),
+                "the viewer's document is made first: {apps:?}"
+            );
+        }
+        let unknown = ComposeSpec {
+            application: Some("viewer".into()),
+            ..spec
+        };
+        match compose(&pool, &scopes, &unknown) {
+            Err(ComposeError::UnknownApplication { name, known }) => {
+                assert_eq!(name, "viewer");
+                assert!(known.iter().any(|a| a == "Viewer"), "{known:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn a_join_slot_takes_three_nodes_and_a_sound_join() {

@@ -184,6 +184,12 @@ pub struct ComposeSpec {
     /// off, so earlier specs keep their hash.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub side_work: bool,
+    /// Every task starts with a subtask of this application (its name as the
+    /// pool spells it): how a dataset reaches an application the rest of the
+    /// composition left out. Not serialized when unset, so earlier specs keep
+    /// their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application: Option<String>,
 }
 
 impl Default for ComposeSpec {
@@ -200,6 +206,7 @@ impl Default for ComposeSpec {
             version: 1,
             max_attempts: 0,
             side_work: false,
+            application: None,
         }
     }
 }

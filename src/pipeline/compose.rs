@@ -95,6 +95,10 @@ pub struct ComposeArgs {
     /// separate things to do"); needed for the capabilities built on such tasks.
     #[arg(long)]
     pub side_work: bool,
+    /// Start every task with a subtask of this application (as `synth stats`
+    /// names it, e.g. Photos): reaches an application the rest left out.
+    #[arg(long, value_name = "NAME")]
+    pub application: Option<String>,
 }
 
 /// `[compose]` in synth.toml: defaults for the flags above.
@@ -240,6 +244,7 @@ impl ComposeArgs {
         }
         spec.capability = self.capability.clone();
         spec.side_work = self.side_work;
+        spec.application = self.application.clone();
         for (d, t) in [
             (Dimension::Dependency, self.dependency),
             (Dimension::Instruction, self.instruction),
@@ -267,6 +272,9 @@ fn default_label(spec: &ComposeSpec) -> String {
     }
     if spec.side_work {
         parts.push("side-work".to_string());
+    }
+    if let Some(a) = &spec.application {
+        parts.push(format!("application={a}"));
     }
     parts.push(format!("seed={}", spec.seed));
     parts.join(" ")
