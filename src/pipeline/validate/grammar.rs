@@ -46,8 +46,10 @@
 //!   (files made apart, then zipped or mailed together) opens with a goal
 //!   sentence counting them, and their sentences take no lead ("For the
 //!   summer trip, three things come first, in any order. Open ... . Open ...
-//!   . Open ... . Now, in Mail, ..."; readers read "in any order. First, ...
-//!   Fifth," as ordering words where order does not matter); when a start's
+//!   . Open ... . Now, in Mail, ..."; the goal sentence takes one of the forms
+//!   of [`COME_FIRST`], so a dataset does not open every such task alike;
+//!   readers read "in any order. First, ... Fifth," as ordering words where
+//!   order does not matter); when a start's
 //!   branch goes on before the others begin, the starts are not counted.
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
@@ -86,18 +88,38 @@ pub const ORDINALS: &[&str] = &[
 pub const COUNTS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
-/// Ends the goal sentence of a task whose first steps are made apart and then
-/// gathered ("For the summer trip, three things come first, in any order."):
-/// the count's sentences that follow wait for nothing, without a lead.
-pub const COME_FIRST: &str = "things come first, in any order";
+/// The forms of the goal sentence of a task whose first steps are made apart
+/// and then gathered ("For the summer trip, three things come first, in any
+/// order."), as (words before the count, words after it): the count's
+/// sentences that follow wait for nothing, without a lead. Readers marked one
+/// opener repeated over a dataset as a template; each task takes one form
+/// ([`come_first`]).
+pub const COME_FIRST: &[(&str, &str)] = &[
+    ("", "things come first, in any order"),
+    ("start with ", "things, in any order"),
+    ("there are ", "things to do first, in any order"),
+    ("", "things need doing first, in any order"),
+];
 
-/// How many sentences a goal sentence ending in [`COME_FIRST`] says wait for
-/// nothing ("three things come first, in any order" gives 3).
+/// The goal sentence's words after the purpose in form `form` (modulo the
+/// forms) for `count` starts: "start with three things, in any order".
+pub fn come_first(form: usize, count: usize) -> String {
+    let (before, after) = COME_FIRST[form % COME_FIRST.len()];
+    format!("{before}{} {after}", COUNTS[count - 2])
+}
+
+/// How many sentences a goal sentence in a form of [`COME_FIRST`] says wait
+/// for nothing ("three things come first, in any order" gives 3).
 pub fn gathered_count(goal: &str) -> Option<usize> {
     let goal = goal.trim().trim_end_matches('.').to_lowercase();
-    let head = goal.strip_suffix(COME_FIRST)?.trim_end();
-    let word = head.rsplit([' ', ',']).next()?;
-    COUNTS.iter().position(|c| *c == word).map(|k| k + 2)
+    COME_FIRST.iter().find_map(|(before, after)| {
+        let head = goal.strip_suffix(after)?.trim_end();
+        let (head, word) = head.rsplit_once([' ', ',']).unwrap_or(("", head));
+        if !head.trim_end().ends_with(before.trim_end()) {
+            return None;
+        }
+        COUNTS.iter().position(|c| *c == word).map(|k| k + 2)
+    })
 }
 
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
@@ -128,3 +150,23 @@ pub const ONCE: &str = "Once";
 pub const STEPS_PREAMBLE: &str = "Steps (each after the steps it names, otherwise in any order):";
 /// Introduces a step's prerequisites in the explicit wording.
 pub const AFTER: &str = "after";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gathering_opener_gives_its_count_back() {
+        for form in 0..COME_FIRST.len() {
+            for count in 2..=COUNTS.len() + 1 {
+                let goal = format!("For the summer trip, {}.", come_first(form, count));
+                assert_eq!(gathered_count(&goal), Some(count), "{goal}");
+            }
+        }
+        assert_eq!(
+            gathered_count("For the trip, there are three separate things to do."),
+            None
+        );
+        assert_eq!(gathered_count("Open the file, in any order."), None);
+    }
+}

@@ -579,7 +579,7 @@ fn natural_body(
     clauses: &[String],
     purpose: Option<&str>,
 ) -> Option<String> {
-    use super::grammar::{ALSO, COME_FIRST, COUNTS, FINALLY, NOW, ONCE, ORDINALS, SEPARATE_LEADS};
+    use super::grammar::{ALSO, COUNTS, FINALLY, NOW, ONCE, ORDINALS, SEPARATE_LEADS};
     let reduction = rel.reduction();
     let last = order.len().saturating_sub(1);
     let mut sentences = Vec::with_capacity(order.len() + 1);
@@ -616,10 +616,15 @@ fn natural_body(
         Some(purpose)
             if !jobs && pieces == 1 && starts_lead && (3..=ORDINALS.len()).contains(&starts) =>
         {
+            // The form by the steps' own words: the same task is told the
+            // same way, different tasks differently.
+            let form = clauses.iter().flat_map(|c| c.bytes()).fold(0usize, |h, b| {
+                h.wrapping_mul(31).wrapping_add(usize::from(b))
+            });
             sentences.push(format!(
-                "{}, {} {COME_FIRST}.",
+                "{}, {}.",
                 text::capitalize(purpose),
-                COUNTS[starts - 2]
+                super::grammar::come_first(form, starts)
             ));
             true
         }
@@ -891,10 +896,13 @@ mod tests {
             "in E, send '/f3'",
         ]);
         let body = natural_body(&gather, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
-        assert!(
-            body.starts_with("For the trip, three things come first, in any order. In A"),
-            "{body}"
-        );
+        let counted = |body: &str| {
+            let goal = body.split(". ").next().unwrap_or_default();
+            body.starts_with("For the trip, ")
+                && body.contains(", in any order. In A")
+                && super::super::grammar::gathered_count(goal) == Some(3)
+        };
+        assert!(counted(&body), "{body}");
         assert!(
             !body.contains("First,") && !body.contains("Third,"),
             "{body}"
@@ -919,7 +927,7 @@ mod tests {
         ]);
         let body = natural_body(&branch, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
         assert!(
-            !body.contains("come first") && !body.contains("Second,"),
+            !body.contains("in any order") && !body.contains("Second,"),
             "{body}"
         );
         // Told starts first instead, the three are counted and the branch's
@@ -927,10 +935,7 @@ mod tests {
         let order = starts_first(&branch, &[0, 1, 2, 3, 4], true).unwrap();
         assert_eq!(order, [0, 2, 3, 1, 4]);
         let body = natural_body(&branch, &order, &clauses, Some("for the trip")).unwrap();
-        assert!(
-            body.starts_with("For the trip, three things come first, in any order. In A"),
-            "{body}"
-        );
+        assert!(counted(&body), "{body}");
         let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
         let mut edges = parsed.edges.clone();
         edges.sort_unstable();
