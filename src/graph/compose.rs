@@ -1415,16 +1415,7 @@ fn attempt(
             };
             (sc as usize, y)
         } else {
-            let entries = &world.app_roots[app as usize][..k];
-            let uses = |r: u32| usage.subtask[pool.instance(r as usize).subtask];
-            let mut best = entries[rng.random_range(0..k)];
-            for _ in 1..ROOT_DRAWS.min(k) {
-                let e = entries[rng.random_range(0..k)];
-                if uses(e.1) < uses(best.1) {
-                    best = e;
-                }
-            }
-            (best.0 as usize, best.1)
+            least_used_root(pool, usage, &world.app_roots[app as usize][..k], &mut rng)
         }
     } else if usage.on && s.tries < RELAX_AFTER && spec.count <= CHUNK {
         // An application weighted by 1 / (1 + its nodes so far)^2 among those with a
@@ -1443,16 +1434,7 @@ fn attempt(
         let x = rng.random::<f64>() * total;
         let pick = weights.partition_point(|w| w.2 <= x).min(weights.len() - 1);
         let (app, k, _) = weights[pick];
-        let entries = &world.app_roots[app][..k];
-        let mut best = entries[rng.random_range(0..k)];
-        let uses = |r: u32| usage.subtask[pool.instance(r as usize).subtask];
-        for _ in 1..ROOT_DRAWS.min(k) {
-            let e = entries[rng.random_range(0..k)];
-            if uses(e.1) < uses(best.1) {
-                best = e;
-            }
-        }
-        (best.0 as usize, best.1)
+        least_used_root(pool, usage, &world.app_roots[app][..k], &mut rng)
     } else {
         // Scope: weighted by size among those with at least n members (a prefix).
         let eligible = world
@@ -1649,6 +1631,26 @@ fn attempt(
         reached,
         duplicate: false,
     }
+}
+
+/// Of [`ROOT_DRAWS`] (scope, root) entries drawn from `entries` (not empty),
+/// the one whose subtask the request has used least (the first on a tie).
+fn least_used_root(
+    pool: &Pool<'_>,
+    usage: &Usage,
+    entries: &[(u32, u32)],
+    rng: &mut ChaCha8Rng,
+) -> (usize, u32) {
+    let k = entries.len();
+    let uses = |r: u32| usage.subtask[pool.instance(r as usize).subtask];
+    let mut best = entries[rng.random_range(0..k)];
+    for _ in 1..ROOT_DRAWS.min(k) {
+        let e = entries[rng.random_range(0..k)];
+        if uses(e.1) < uses(best.1) {
+            best = e;
+        }
+    }
+    (best.0 as usize, best.1)
 }
 
 /// Seeds a wide slot: a hub of `scope` (or, when it has none read in `width`
