@@ -76,7 +76,9 @@ impl ControlType {
 /// capture, whose private details it hides, not a photo). An edit with `suits`
 /// is never applied to something showing content it does not list (made by a
 /// node, or declared in `desktop.toml`'s `[shows]`); a file of no declared
-/// content suits it.
+/// content suits it. `spoiled_by` lists document properties whose change on
+/// the file before this effect defeats it (a picture halved in size, then made
+/// the wallpaper): the composer never puts such a change before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]
@@ -87,6 +89,8 @@ pub struct Effect {
     pub shows: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suits: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoiled_by: Vec<String>,
 }
 
 /// The closed vocabulary of effects over the shared desktop state.
@@ -771,7 +775,18 @@ pub fn content_of(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> crate:
         .collect();
     sets.sort();
     sets.dedup();
-    crate::graph::Content { makes, suits, sets }
+    let mut spoiled_by: Vec<String> = effects
+        .iter()
+        .flat_map(|e| e.spoiled_by.iter().cloned())
+        .collect();
+    spoiled_by.sort();
+    spoiled_by.dedup();
+    crate::graph::Content {
+        makes,
+        suits,
+        sets,
+        spoiled_by,
+    }
 }
 
 /// Every effect of an app with where it is declared: (screen, control text, event).

@@ -81,6 +81,13 @@
 //!   text, which keeps the record's words and loses the file.
 //! - **two visits** ([`PointlessKind::TwoVisits`]): a file, page or record
 //!   opened again only to copy from it.
+//! - a **lost change** ([`PointlessKind::LostChange`]): a change made to a
+//!   file (a property its edits set, a picture inserted) that a later node
+//!   drops by keeping only a kind that does not hold it (the document's text
+//!   copied, a deck's fade exported to PDF).
+//! - a **spoiled edit** ([`PointlessKind::SpoiledEdit`]): an edit that an
+//!   earlier change to its file defeats (`spoiled_by`: a picture shrunk, then
+//!   made the wallpaper).
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -194,6 +201,17 @@ pub enum PointlessKind {
     /// file printed in one editor and opened in another only to copy it. A
     /// person copies while it is open.
     TwoVisits,
+    /// Node `b` keeps only what drops a change node `a` made to the file `b`
+    /// reads, or to one that file was made from: a picture inserted into a
+    /// brief, the brief exported as PDF, then only the PDF's text copied on;
+    /// a fade added to a deck, then the deck exported as PDF. `b`'s outputs
+    /// (files and copies) are all of kinds whose `keeps_props` lack the
+    /// property.
+    LostChange,
+    /// Node `b`'s edit is defeated by a change node `a` made to the file
+    /// before it (its effects' `spoiled_by` in the applications' specs): a
+    /// picture halved in size, then made the wallpaper.
+    SpoiledEdit,
 }
 
 impl PointlessKind {
@@ -739,20 +757,116 @@ fn repeated_changes(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
         if sets.is_empty() {
             continue;
         }
-        let mut files = edited_inputs(pool, x);
-        let mut seen: Vec<u32> = Vec::new();
-        while let Some(r) = files.pop() {
-            if seen.contains(&r) || seen.len() > nodes.len() * 4 {
-                continue;
-            }
-            seen.push(r);
-            let Some((a, &y)) = nodes.iter().enumerate().find(|&(_, &y)| makes(pool, y, r)) else {
-                continue;
-            };
-            if pool.content(y).sets.iter().any(|p| sets.contains(p)) && !found.contains(&(a, b)) {
+        for a in makers_before(pool, nodes, x) {
+            if pool.content(nodes[a]).sets.iter().any(|p| sets.contains(p))
+                && !found.contains(&(a, b))
+            {
                 found.push((a, b));
             }
-            files.extend(edited_inputs(pool, y));
+        }
+    }
+    found
+}
+
+/// The positions of the nodes that made the file instance `x` edits, and the
+/// files those were made from, nearest first along each way
+/// ([`edited_inputs`] followed upstream).
+fn makers_before(pool: &Pool<'_>, nodes: &[usize], x: usize) -> Vec<usize> {
+    let mut makers = Vec::new();
+    let mut files = edited_inputs(pool, x);
+    let mut seen: Vec<u32> = Vec::new();
+    while let Some(r) = files.pop() {
+        if seen.contains(&r) || seen.len() > nodes.len() * 4 {
+            continue;
+        }
+        seen.push(r);
+        let Some((a, &y)) = nodes.iter().enumerate().find(|&(_, &y)| makes(pool, y, r)) else {
+            continue;
+        };
+        makers.push(a);
+        files.extend(edited_inputs(pool, y));
+    }
+    makers
+}
+
+/// The properties instance `x` gives the file it makes: its edits' (`sets`)
+/// and what a file it inserts becomes there (`inserted_as`: a picture put
+/// into a document).
+fn changes_made<'p>(pool: &'p Pool<'_>, x: usize) -> Vec<&'p str> {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let mut props: Vec<&str> = pool.content(x).sets.iter().map(String::as_str).collect();
+    for &i in s.inputs.iter().filter(|&&i| is_path(pool, i)) {
+        let saved_apart = s
+            .outputs
+            .iter()
+            .any(|&o| formatted_file(pool, o) && kind(o) != kind(i));
+        let inserted = pool
+            .catalog()
+            .kinds
+            .get(kind(i))
+            .and_then(|k| k.inserted_as.as_deref());
+        if let Some(p) = inserted.filter(|_| saved_apart) {
+            props.push(p);
+        }
+    }
+    props
+}
+
+/// Does resource `r` keep property `p` (its kind's `keeps_props`; a kind
+/// without the list keeps every property)?
+fn keeps(pool: &Pool<'_>, r: u32, p: &str) -> bool {
+    pool.catalog()
+        .kinds
+        .get(&pool.resource(r as usize).kind)
+        .and_then(|k| k.keeps_props.as_ref())
+        .is_none_or(|list| list.iter().any(|q| q == p))
+}
+
+/// (a, b) pairs of [`PointlessKind::LostChange`]: every file or copy node `b`
+/// makes drops a property node `a` gave the file `b` reads (or one it was
+/// made from).
+fn lost_changes(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        let kept: Vec<u32> = pool.slim[x]
+            .outputs
+            .iter()
+            .copied()
+            .filter(|&r| formatted_file(pool, r) || pool.is_held(r))
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        for a in makers_before(pool, nodes, x) {
+            let lost = changes_made(pool, nodes[a])
+                .into_iter()
+                .any(|p| kept.iter().all(|&r| !keeps(pool, r, p)));
+            if lost && !found.contains(&(a, b)) {
+                found.push((a, b));
+            }
+        }
+    }
+    found
+}
+
+/// (a, b) pairs of [`PointlessKind::SpoiledEdit`]: node `a` gave the file
+/// node `b` edits (or one it was made from) a property that `b`'s edit is
+/// spoiled by.
+fn spoiled_edits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (b, &x) in nodes.iter().enumerate() {
+        let spoiled_by = &pool.content(x).spoiled_by;
+        if spoiled_by.is_empty() {
+            continue;
+        }
+        for a in makers_before(pool, nodes, x) {
+            let spoils = changes_made(pool, nodes[a])
+                .into_iter()
+                .any(|p| spoiled_by.iter().any(|q| q == p));
+            if spoils && !found.contains(&(a, b)) {
+                found.push((a, b));
+            }
         }
     }
     found
@@ -1008,6 +1122,16 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         &mut found,
         repeated_changes(pool, nodes),
         PointlessKind::RepeatedChange,
+    );
+    push_pairs(
+        &mut found,
+        lost_changes(pool, nodes),
+        PointlessKind::LostChange,
+    );
+    push_pairs(
+        &mut found,
+        spoiled_edits(pool, nodes),
+        PointlessKind::SpoiledEdit,
     );
     for (a, &x) in nodes.iter().enumerate() {
         if reads_markup_as_prose(pool, x) {
@@ -2512,6 +2636,140 @@ mod tests {
                 .iter()
                 .any(|f| f.2 == PointlessKind::RepeatedChange),
             "a desktop photo rotated once"
+        );
+    }
+
+    #[test]
+    fn a_picture_inserted_then_only_the_text_copied_is_a_lost_change() {
+        let mut cat = office_catalog();
+        let mut png = cat.kinds["doc"].clone();
+        png.file_kinds = vec!["png".into()];
+        png.inserted_as = Some("picture".into());
+        cat.kinds.insert("png".into(), png);
+        cat.kinds.get_mut("pdf").unwrap().keeps_props = Some(vec!["picture".into()]);
+        let clip = cat.kinds.get_mut("clip").unwrap();
+        clip.holder = Some("clipboard".into());
+        clip.keeps_props = Some(vec!["sort".into()]);
+        let brief = "/home/user/Documents/brief.docx";
+        let pdf = "/home/user/Documents/brief.pdf";
+        let subs = vec![
+            subtask(
+                "insert",
+                "Writer",
+                &["doc", "png"],
+                &["pdf"],
+                &[&[
+                    ("doc", brief),
+                    ("png", "/home/user/Pictures/p.png"),
+                    ("pdf", pdf),
+                ]],
+            ),
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", brief), ("pdf", pdf)]],
+            ),
+            subtask("copy", "PDF Tool", &["pdf"], &["clip"], &[&[("pdf", pdf)]]),
+            subtask(
+                "merge",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:out"],
+                &[&[("pdf", pdf), ("out", "/home/user/Documents/all.pdf")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some(brief.into())),
+            Resource::new("png", Some("/home/user/Pictures/p.png".into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let lost = |nodes: &[usize]| -> Vec<(usize, usize)> {
+            findings(&pool, nodes)
+                .into_iter()
+                .filter(|f| f.2 == PointlessKind::LostChange)
+                .map(|f| (f.0, f.1))
+                .collect()
+        };
+        assert_eq!(
+            lost(&[find("insert"), find("copy")]),
+            vec![(0, 1)],
+            "the picture is dropped by copying the PDF's text"
+        );
+        assert!(
+            lost(&[find("export"), find("copy")]).is_empty(),
+            "a PDF's text copied when nothing but text was put in"
+        );
+        assert!(
+            lost(&[find("insert"), find("merge")]).is_empty(),
+            "a PDF keeps the picture"
+        );
+    }
+
+    #[test]
+    fn a_picture_shrunk_then_made_the_wallpaper_is_a_spoiled_edit() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["png".into()];
+        let cat_png = "/home/user/Pictures/cat.png";
+        let small = "/home/user/Pictures/cat_small.png";
+        let subs = vec![
+            subtask(
+                "shrink",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", cat_png), ("new_img", small)]],
+            ),
+            subtask(
+                "caption",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", cat_png), ("new_img", small)]],
+            ),
+            subtask(
+                "wallpaper",
+                "Photos",
+                &["img"],
+                &["clip"],
+                &[&[("img", small)]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some(cat_png.into()))].into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| match s.id.0.as_str() {
+            "shrink" => crate::graph::Content {
+                sets: vec!["size".into()],
+                ..Default::default()
+            },
+            "caption" => crate::graph::Content {
+                sets: vec!["caption".into()],
+                ..Default::default()
+            },
+            _ => crate::graph::Content {
+                spoiled_by: vec!["size".into()],
+                ..Default::default()
+            },
+        });
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let spoiled = |nodes: &[usize]| -> Vec<(usize, usize)> {
+            findings(&pool, nodes)
+                .into_iter()
+                .filter(|f| f.2 == PointlessKind::SpoiledEdit)
+                .map(|f| (f.0, f.1))
+                .collect()
+        };
+        assert_eq!(
+            spoiled(&[find("shrink"), find("wallpaper")]),
+            vec![(0, 1)],
+            "halved, then made the wallpaper"
+        );
+        assert!(
+            spoiled(&[find("caption"), find("wallpaper")]).is_empty(),
+            "captioned, then made the wallpaper"
         );
     }
 

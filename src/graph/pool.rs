@@ -220,6 +220,9 @@ pub struct Content {
     /// The properties its edits set on the file it works on (`["rotation"]`):
     /// a second node setting one of them again on the same file repeats the work.
     pub sets: Vec<String>,
+    /// The properties whose change on the file before it defeats its edit
+    /// (`["size"]` for making a picture the wallpaper).
+    pub spoiled_by: Vec<String>,
 }
 
 impl<'a> Pool<'a> {

@@ -136,6 +136,12 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::TwoVisits => {
                 format!("{a} and {b} open the same thing apart where one visit does both")
             }
+            PointlessKind::LostChange => {
+                format!("{b} keeps only what drops a change {a} made (a picture inserted, then only the text copied)")
+            }
+            PointlessKind::SpoiledEdit => {
+                format!("{b} makes an edit that {a}'s earlier change defeats (a picture shrunk, then made the wallpaper)")
+            }
         });
     }
     let artefacts = template_artefacts(high);
