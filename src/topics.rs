@@ -55,6 +55,11 @@ pub struct Topic {
     /// another topic or of another circle.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Sums a person works out about it ("84.20+31.50": the electricity and
+    /// water bills): what a calculator is given, so a calculation belongs to
+    /// the topic (its purpose, its circle's people) instead of to none.
+    #[serde(default)]
+    pub figures: Vec<String>,
 }
 
 /// One circle of `topics.toml`: work or home, with the words that mark a value or
@@ -137,6 +142,8 @@ pub struct Topics {
     topic_circles: Vec<CircleSet>,
     /// How a file's name reads as a subject, by file stem (`[subjects]`).
     subjects: BTreeMap<String, String>,
+    /// The topic of each figure (`figures`), by the figure as written.
+    figure_topics: BTreeMap<String, usize>,
 }
 
 /// Months and days of the week: names in English whatever the topics say
@@ -271,6 +278,22 @@ impl Topics {
         (!notes.is_empty()).then(|| notes[i % notes.len()].as_str())
     }
 
+    /// The topic whose figure `value` is (`figures`).
+    pub fn figure_topic(&self, value: &str) -> Option<usize> {
+        self.figure_topics.get(value).copied()
+    }
+
+    /// The `i`-th of the topics' figures, taken in rounds over the topics
+    /// that have some (first figures of each first); `None` without figures.
+    pub fn figure(&self, i: usize) -> Option<&str> {
+        let longest = self.topics.iter().map(|t| t.figures.len()).max()?;
+        let all: Vec<&str> = (0..longest)
+            .flat_map(|round| self.topics.iter().filter_map(move |t| t.figures.get(round)))
+            .map(String::as_str)
+            .collect();
+        (!all.is_empty()).then(|| all[i % all.len()])
+    }
+
     /// The circle of topic `t` (empty for a topic without one, or no topics).
     pub fn circle_of_topic(&self, t: usize) -> CircleSet {
         self.topic_circles.get(t).copied().unwrap_or_default()
@@ -326,6 +349,26 @@ impl Topics {
                 patterns.push((i, words));
             }
         }
+        let mut figure_topics = BTreeMap::new();
+        for (i, t) in topics.iter().enumerate() {
+            for f in &t.figures {
+                if !words_of(f)
+                    .iter()
+                    .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+                {
+                    return Err(format!(
+                        "topic '{}': the figure '{f}' is not a sum of numbers",
+                        t.name
+                    ));
+                }
+                if let Some(j) = figure_topics.insert(f.clone(), i) {
+                    return Err(format!(
+                        "the figure '{f}' is in both topic '{}' and topic '{}'",
+                        topics[j].name, t.name
+                    ));
+                }
+            }
+        }
         // Longest first; the sort is stable, so file order breaks ties.
         patterns.sort_by_key(|(_, p)| std::cmp::Reverse(p.len()));
         Ok(Topics {
@@ -335,6 +378,7 @@ impl Topics {
             names,
             circle_patterns: Vec::new(),
             subjects: BTreeMap::new(),
+            figure_topics,
         })
     }
 
@@ -393,6 +437,9 @@ impl Topics {
         if self.patterns.is_empty() {
             return None;
         }
+        if let Some(&i) = self.figure_topics.get(value) {
+            return Some(i);
+        }
         let words = words_of(value);
         self.patterns
             .iter()
@@ -435,6 +482,7 @@ mod tests {
             words: words.iter().map(|w| w.to_string()).collect(),
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         };
         Topics::new(vec![
             t("trip", &["summer trip", "beach"]),
@@ -491,6 +539,7 @@ mod tests {
             words: vec!["Lisbon".into(), "summer trip".into()],
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         }])
         .unwrap();
         assert_eq!(t.lower_but_names("Prepare Lisbon"), "prepare Lisbon");
@@ -512,6 +561,7 @@ mod tests {
             words: vec!["Team".into()],
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         };
         let err = Topics::new(vec![t("a"), t("b")]).unwrap_err();
         assert!(
@@ -528,6 +578,7 @@ mod tests {
             words: words.iter().map(|w| w.to_string()).collect(),
             circle: Some(circle.into()),
             notes: Vec::new(),
+            figures: Vec::new(),
         };
         let c = |name: &str, words: &[&str]| Circle {
             name: name.into(),
@@ -562,6 +613,33 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_belongs_to_its_topic_and_is_a_sum_of_numbers() {
+        let t = |name: &str, words: &[&str], figures: &[&str]| Topic {
+            name: name.into(),
+            purpose: String::new(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            circle: None,
+            notes: Vec::new(),
+            figures: figures.iter().map(|w| w.to_string()).collect(),
+        };
+        let topics = Topics::new(vec![
+            t("trip", &["trip"], &["2*189+4*95"]),
+            t("money", &["budget"], &["84.20+31.50", "12*9"]),
+        ])
+        .unwrap();
+        assert_eq!(topics.topic_of("84.20+31.50"), Some(1));
+        assert_eq!(topics.topic_of("2*189+4*95"), Some(0));
+        assert_eq!(topics.topic_of("125+37"), None, "a sum no topic lists");
+        // In rounds: each topic's first figure, then the second ones.
+        let taken: Vec<&str> = (0..4).filter_map(|i| topics.figure(i)).collect();
+        assert_eq!(taken, ["2*189+4*95", "84.20+31.50", "12*9", "2*189+4*95"]);
+        let err = Topics::new(vec![t("trip", &["trip"], &["two flights"])]).unwrap_err();
+        assert!(err.contains("'two flights' is not a sum"), "{err}");
+        let twice = Topics::new(vec![t("a", &["a"], &["1+1"]), t("b", &["b"], &["1+1"])]);
+        assert!(twice.unwrap_err().contains("both topic 'a' and topic 'b'"));
+    }
+
+    #[test]
     fn a_note_keeps_to_its_topic_and_circle() {
         let t = |name: &str, words: &[&str], circle: &str, notes: &[&str]| Topic {
             name: name.into(),
@@ -569,6 +647,7 @@ mod tests {
             words: words.iter().map(|w| w.to_string()).collect(),
             circle: Some(circle.into()),
             notes: notes.iter().map(|w| w.to_string()).collect(),
+            figures: Vec::new(),
         };
         let circles = || {
             vec![Circle {

@@ -2629,6 +2629,7 @@ mod tests {
             words: vec![name.into()],
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         };
         cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
         let root =

@@ -620,7 +620,7 @@ impl OfflineExplorer {
                 };
                 values.insert(s.name.clone(), v);
             }
-            if spent || self.renames_text(plan, &values) {
+            if spent || self.renames_text(plan, &values) || self.rewrites_a_figure(plan, &values) {
                 continue;
             }
             match_ingredients(plan, &mut values);
@@ -815,6 +815,35 @@ impl OfflineExplorer {
             || plan.slots.iter().any(|s| {
                 matches!(&s.role, SlotRole::OutputRecord { kind } | SlotRole::OutputPath { kind, .. } if sends(kind))
             })
+    }
+
+    /// Does `plan` type a topic's figure (a sum of the bills) into a field and
+    /// then rewrite that field with a control it clicks (square it, take a
+    /// percentage)? A topic's sum squared means nothing to anyone, and readers
+    /// rejected made-up calculations: such a plan gets no set.
+    fn rewrites_a_figure(&self, plan: &Plan, values: &ParameterSet) -> bool {
+        let topics = &self.catalog.topics;
+        let Some(app) = self.desktop.app(&plan.app) else {
+            return false;
+        };
+        plan.slots.iter().any(|s| {
+            let SlotRole::Text { field } = &s.role else {
+                return false;
+            };
+            let figure = values
+                .get(&s.name)
+                .is_some_and(|v| topics.figure_topic(v).is_some());
+            figure
+                && crate::env::spec::effects_of(&app.spec)
+                    .into_iter()
+                    .filter(|(_, control, _, _)| plan.clicked.contains(control))
+                    .any(|(_, _, _, e)| match &e.op {
+                        Op::SetField { field: f, .. } | Op::AppendField { field: f, .. } => {
+                            f == field
+                        }
+                        _ => false,
+                    })
+        })
     }
 
     fn renames_text(&self, plan: &Plan, values: &ParameterSet) -> bool {
@@ -2242,8 +2271,13 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
     if f.contains("servings") {
         return pick(&["4", "2", "6"]);
     }
+    // What a calculator is given: a sum of a topic's (the bills due), so the
+    // calculation has a purpose; made-up sums only without topics.
     if f == "display" {
-        return pick(&["125+37", "48*3", "1200/4", "19.5*4"]);
+        return topics
+            .figure(i)
+            .map(str::to_string)
+            .or_else(|| pick(&["125+37", "48*3", "1200/4", "19.5*4"]));
     }
     if f == "start" {
         return pick(&["5", "3", "10"]);
@@ -2656,6 +2690,7 @@ mod tests {
             words: vec!["summer trip".into(), "beach".into(), "itinerary".into()],
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         }])
         .unwrap();
         let known = vec![

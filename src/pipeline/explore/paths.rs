@@ -1101,7 +1101,20 @@ fn producer_plans(
                     })
                 })
             });
-            (!typed, x.describe.is_none())
+            // One that rewrites a typed field first (squares the number
+            // typed) comes after one that takes it as typed (evaluates it).
+            let rewrites = x.click.iter().any(|e| {
+                let field = match &e.op {
+                    Op::SetField { field, value } if value.contains(&format!("{{{field}}}")) => {
+                        field
+                    }
+                    Op::AppendField { field, .. } => field,
+                    _ => return false,
+                };
+                cs.iter()
+                    .any(|y| y.control_type == ControlType::Edit && &y.field_name() == field)
+            });
+            (rewrites, !typed, x.describe.is_none())
         });
         if let Some(setter) = setters.first().copied() {
             if used_setters.contains(&setter.text) {
@@ -1118,33 +1131,40 @@ fn producer_plans(
             }
             let mut inner = Vec::new();
             for e in &setter.click {
+                // What the setter reads: its templates' fields, and the field
+                // an evaluation reads as typed (the calculator's display).
+                let mut read: Vec<String> = match &e.op {
+                    Op::Evaluate { field, .. } => vec![field.clone()],
+                    _ => vec![],
+                };
                 for t in op_templates(&e.op) {
-                    for m in crate::model::placeholders(t) {
-                        if m == "selected" || m.starts_with("selected_") {
-                            selection = true;
-                        }
-                        if let Some(edit) = cs
-                            .iter()
-                            .find(|x| x.control_type == ControlType::Edit && x.field_name() == m)
-                        {
-                            if !slots.iter().any(|s| s.name == m) {
-                                inner.push(Step::Type {
-                                    control: edit.text.clone(),
-                                    slot: m.clone(),
-                                });
-                                slots.push(Slot {
-                                    name: m.clone(),
-                                    role: SlotRole::Text { field: m.clone() },
-                                    label: edit.text.clone(),
-                                    says: edit.says.clone(),
-                                });
-                                let d = setter
-                                    .click
-                                    .iter()
-                                    .find_map(|e| e.describe.clone())
-                                    .unwrap_or_else(|| format!("click '{}'", setter.text));
-                                phrases.push(format!("{d} '{{{m}}}'"));
-                            }
+                    read.extend(crate::model::placeholders(t));
+                }
+                for m in read {
+                    if m == "selected" || m.starts_with("selected_") {
+                        selection = true;
+                    }
+                    if let Some(edit) = cs
+                        .iter()
+                        .find(|x| x.control_type == ControlType::Edit && x.field_name() == m)
+                    {
+                        if !slots.iter().any(|s| s.name == m) {
+                            inner.push(Step::Type {
+                                control: edit.text.clone(),
+                                slot: m.clone(),
+                            });
+                            slots.push(Slot {
+                                name: m.clone(),
+                                role: SlotRole::Text { field: m.clone() },
+                                label: edit.text.clone(),
+                                says: edit.says.clone(),
+                            });
+                            let d = setter
+                                .click
+                                .iter()
+                                .find_map(|e| e.describe.clone())
+                                .unwrap_or_else(|| format!("click '{}'", setter.text));
+                            phrases.push(format!("{d} '{{{m}}}'"));
                         }
                     }
                 }
