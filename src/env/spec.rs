@@ -79,6 +79,8 @@ impl ControlType {
 /// content suits it. `spoiled_by` lists document properties whose change on
 /// the file before this effect defeats it (a picture halved in size, then made
 /// the wallpaper): the composer never puts such a change before it.
+/// `for_sending` marks an edit made only so that a file travels (a PDF
+/// compressed): a task that makes it also sends or files the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]
@@ -91,6 +93,8 @@ pub struct Effect {
     pub suits: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spoiled_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub for_sending: bool,
 }
 
 /// The closed vocabulary of effects over the shared desktop state.
@@ -786,6 +790,7 @@ pub fn content_of(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> crate:
         suits,
         sets,
         spoiled_by,
+        for_sending: effects.iter().any(|e| e.for_sending),
     }
 }
 

@@ -88,6 +88,9 @@
 //! - a **spoiled edit** ([`PointlessKind::SpoiledEdit`]): an edit that an
 //!   earlier change to its file defeats (`spoiled_by`: a picture shrunk, then
 //!   made the wallpaper).
+//! - an **unsent file** ([`PointlessKind::Unsent`]): an edit made only so
+//!   that a file travels (`for_sending`: a PDF compressed) with nothing in the
+//!   task sending or filing it.
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -212,6 +215,11 @@ pub enum PointlessKind {
     /// before it (its effects' `spoiled_by` in the applications' specs): a
     /// picture halved in size, then made the wallpaper.
     SpoiledEdit,
+    /// Node `a` makes an edit only so that a file travels (its effects'
+    /// `for_sending`: a PDF compressed) and no node of the task sends or
+    /// files what it makes (`b == a`): a compressed PDF left in a folder. A
+    /// node that mails or files it ties it up.
+    Unsent,
 }
 
 impl PointlessKind {
@@ -229,6 +237,7 @@ impl PointlessKind {
                 | PointlessKind::UnusedEdit
                 | PointlessKind::ConvertedToCarry
                 | PointlessKind::BareConversion
+                | PointlessKind::Unsent
         )
     }
 }
@@ -850,6 +859,24 @@ fn lost_changes(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
+/// Does instance `x` make an edit only for a file to travel (`for_sending`)
+/// while no node of `nodes` sends or files what it makes
+/// ([`PointlessKind::Unsent`])?
+fn unsent(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
+    if !pool.content(x).for_sending {
+        return false;
+    }
+    let made = &pool.slim[x].outputs;
+    !nodes.iter().any(|&y| {
+        y != x
+            && only_carries(pool, y)
+            && pool.slim[y]
+                .inputs
+                .iter()
+                .any(|r| made.binary_search(r).is_ok())
+    })
+}
+
 /// (a, b) pairs of [`PointlessKind::SpoiledEdit`]: node `a` gave the file
 /// node `b` edits (or one it was made from) a property that `b`'s edit is
 /// spoiled by.
@@ -1133,6 +1160,15 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         spoiled_edits(pool, nodes),
         PointlessKind::SpoiledEdit,
     );
+    for (a, &x) in nodes.iter().enumerate() {
+        if unsent(pool, nodes, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::Unsent,
+            });
+        }
+    }
     for (a, &x) in nodes.iter().enumerate() {
         if reads_markup_as_prose(pool, x) {
             found.push(Pointless {
@@ -2706,6 +2742,67 @@ mod tests {
         assert!(
             lost(&[find("insert"), find("merge")]).is_empty(),
             "a PDF keeps the picture"
+        );
+    }
+
+    #[test]
+    fn a_file_prepared_for_sending_is_sent() {
+        let mut cat = office_catalog();
+        let mut mail = cat.kinds["address"].clone();
+        mail.typed = false;
+        cat.kinds.insert("mail".into(), mail);
+        let pdf = "/home/user/Documents/r.pdf";
+        let small = "/home/user/Documents/r_small.pdf";
+        let subs = vec![
+            subtask(
+                "compress",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:out"],
+                &[&[("pdf", pdf), ("out", small)]],
+            ),
+            subtask(
+                "send",
+                "Mail",
+                &["pdf"],
+                &["mail"],
+                &[&[("pdf", small), ("mail", "Report")]],
+            ),
+            subtask(
+                "merge",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:out"],
+                &[&[("pdf", small), ("out", "/home/user/Documents/all.pdf")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("pdf", Some(pdf.into()))].into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| crate::graph::Content {
+            for_sending: s.id.0 == "compress",
+            ..Default::default()
+        });
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let unsent = |nodes: &[usize]| -> Vec<(usize, usize)> {
+            findings(&pool, nodes)
+                .into_iter()
+                .filter(|f| f.2 == PointlessKind::Unsent)
+                .map(|f| (f.0, f.1))
+                .collect()
+        };
+        assert_eq!(
+            unsent(&[find("compress")]),
+            vec![(0, 0)],
+            "left in a folder"
+        );
+        assert_eq!(
+            unsent(&[find("compress"), find("merge")]),
+            vec![(0, 0)],
+            "compressed, then merged into another PDF nobody sends"
+        );
+        assert!(
+            unsent(&[find("compress"), find("send")]).is_empty(),
+            "compressed, then mailed"
         );
     }
 

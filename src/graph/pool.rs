@@ -223,6 +223,9 @@ pub struct Content {
     /// The properties whose change on the file before it defeats its edit
     /// (`["size"]` for making a picture the wallpaper).
     pub spoiled_by: Vec<String>,
+    /// Its edit is made only so that the file travels (a PDF compressed): a
+    /// node of the task must send or file what it makes.
+    pub for_sending: bool,
 }
 
 impl<'a> Pool<'a> {
@@ -1024,6 +1027,7 @@ pub(crate) mod tests {
             words: vec![name.into()],
             circle: None,
             notes: Vec::new(),
+            figures: Vec::new(),
         };
         cat.topics = crate::topics::Topics::new(vec![topic("trip"), topic("code")]).unwrap();
         let subs = vec![

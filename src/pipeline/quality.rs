@@ -139,6 +139,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::LostChange => {
                 format!("{b} keeps only what drops a change {a} made (a picture inserted, then only the text copied)")
             }
+            PointlessKind::Unsent => {
+                format!("{a} prepares a file for sending (a PDF compressed) that nothing sends or files")
+            }
             PointlessKind::SpoiledEdit => {
                 format!("{b} makes an edit that {a}'s earlier change defeats (a picture shrunk, then made the wallpaper)")
             }
