@@ -423,7 +423,9 @@ fn values_of(inst: &Instance, fields: &[String]) -> Vec<Value> {
         let shown_name = name
             .strip_suffix("_file")
             .is_some_and(|slot| inst.params.contains_key(slot));
-        let rule = if shown_name {
+        // A setting's new value is said by the action that makes it: typing
+        // 'wallpaper=beach.jpg' as a picture's new name is no demonstration.
+        let rule = if shown_name || inst.implied.contains(v) {
             FieldRule::Never
         } else if let Some(f) = labelled_field(&inst.instruction, v, fields) {
             FieldRule::Only(f)
@@ -1741,6 +1743,48 @@ fn prune(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setting_the_action_says_is_not_typed_one_the_instruction_names_is() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let catalog = Catalog::load(root).unwrap();
+        let subtask = |template: &str, slot: &str, value: &str| {
+            let mut params = crate::model::ParameterSet::new();
+            params.insert(slot.to_string(), value.to_string());
+            crate::model::Subtask {
+                id: crate::model::SubtaskId("s".into()),
+                instruction_template: template.into(),
+                application: "Photos".into(),
+                category: None,
+                os: "Linux".into(),
+                available_parameters: vec![params],
+                input_resources: vec![],
+                output_resources: vec!["setting_value".into()],
+                evaluation: None,
+                trajectories: vec![],
+                provenance: None,
+            }
+        };
+        let rule_of = |s: &crate::model::Subtask| {
+            let inst = Instance::new(&catalog, s, 0).unwrap();
+            values_of(&inst, &["New name".to_string()])
+                .into_iter()
+                .map(|v| v.rule)
+                .collect::<Vec<_>>()
+        };
+        let wallpaper = subtask(
+            "In Photos, set the picture as wallpaper.",
+            "setting_value",
+            "wallpaper=beach.jpg",
+        );
+        assert_eq!(rule_of(&wallpaper), vec![FieldRule::Never]);
+        let budget = subtask(
+            "In Finance, set the monthly budget '{setting_value}'.",
+            "setting_value",
+            "2000",
+        );
+        assert_eq!(rule_of(&budget), vec![FieldRule::Free]);
+    }
 
     #[test]
     fn templates_give_back_their_values() {

@@ -35,6 +35,10 @@ pub struct Instance {
     pub params: ParameterSet,
     pub inputs: Vec<Resource>,
     pub outputs: Vec<Resource>,
+    /// The values of outputs whose kind the action itself says (`implied`:
+    /// 'wallpaper=beach.jpg' of setting the wallpaper) and the instruction
+    /// does not name: nothing to type (a budget of '2000' it names is typed).
+    pub implied: Vec<String>,
 }
 
 impl Instance {
@@ -48,16 +52,23 @@ impl Instance {
         index: usize,
     ) -> Result<Instance, ResourceError> {
         let (inputs, outputs) = instantiate(catalog, subtask, index)?;
+        let instruction = subtask.instruction(index).unwrap_or_default();
         Ok(Instance {
             subtask_id: subtask.id.clone(),
             parameter_index: index,
             application: subtask.application.clone(),
-            instruction: subtask.instruction(index).unwrap_or_default(),
             params: subtask
                 .available_parameters
                 .get(index)
                 .cloned()
                 .unwrap_or_default(),
+            implied: outputs
+                .iter()
+                .filter(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.implied))
+                .filter_map(|r| r.parameter.clone())
+                .filter(|v| !instruction.contains(v.as_str()))
+                .collect(),
+            instruction,
             inputs,
             outputs,
         })

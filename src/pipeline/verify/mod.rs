@@ -452,6 +452,7 @@ pub fn run(
                             params: s.available_parameters[pi].clone(),
                             inputs: Vec::new(),
                             outputs: Vec::new(),
+                            implied: Vec::new(),
                         };
                         Ok((unverifiable(inst, e.to_string()), Vec::new()))
                     }
