@@ -2271,8 +2271,8 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
     if f.contains("servings") {
         return pick(&["4", "2", "6"]);
     }
-    // What a calculator is given: a sum of a topic's (the bills due), so the
-    // calculation has a purpose; made-up sums only without topics.
+    // What a calculator is given: a sum of a topic's (the bills due); made-up
+    // sums only without topics.
     if f == "display" {
         return topics
             .figure(i)
