@@ -320,7 +320,7 @@ impl EnvBackend {
         match self {
             EnvBackend::Sim => None,
             EnvBackend::X11 => Some(x11::LAUNCHER_KEYS),
-            EnvBackend::Osworld => None,
+            EnvBackend::Osworld => Some(osworld::LAUNCHER_KEYS),
         }
     }
 }
