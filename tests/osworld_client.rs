@@ -281,11 +281,13 @@ fn keyboard(vm: &mut Vm, program: &str) {
             }
         } else if line == r#"pyautogui.hotkey("win")"# {
             vm.overview = Some(String::new());
-        } else if line == r#"pyautogui.hotkey("enter")"# {
-            if vm.overview.take().as_deref() == Some("gedit") && vm.gedit.is_none() {
-                vm.gedit = Some("Untitled Document 1 - gedit".into());
-                vm.document = String::new();
-            }
+        } else if line == r#"pyautogui.hotkey("enter")"#
+            // Enter closes the overview whatever was searched.
+            && vm.overview.take().as_deref() == Some("gedit")
+            && vm.gedit.is_none()
+        {
+            vm.gedit = Some("Untitled Document 1 - gedit".into());
+            vm.document = String::new();
         }
     }
 }
@@ -784,7 +786,7 @@ fn gedit_workspace() -> common::Workspace {
             &json!({}),
             "test",
             1,
-            &[task.clone()],
+            std::slice::from_ref(&task),
             None,
             None,
         )

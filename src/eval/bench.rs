@@ -471,14 +471,14 @@ const WORDS: [&str; 12] = [
 pub struct Launcher {
     /// The keys that open the launcher (see [`crate::env::Desktops::launcher_keys`]).
     pub keys: &'static str,
-    /// The names the launcher finds: the desktop's applications.
+    /// The applications to draw from, by the names the launcher finds them by.
     pub applications: Vec<String>,
 }
 
 /// Clicks visible controls, types words and scrolls at random (a lower bound).
 /// With nothing on the screen to act on, it clicks "Start" (the simulated
-/// desktop's), or, given a [`Launcher`], opens an application drawn at random
-/// from it.
+/// desktop's), or, given a [`Launcher`], opens one of its applications drawn at
+/// random.
 #[derive(Debug, Clone)]
 pub struct RandomAgent {
     rng: ChaCha8Rng,

@@ -2,15 +2,16 @@
 //! the stored tasks, write its runs, score them).
 //!
 //! Both read tasks and the verified subtasks' evaluations from the store and
-//! replay every run on a fresh desktop of the chosen backend (in parallel, rayon;
-//! real desktops by worker thread, each its own slot), so a run
+//! replay every run on a fresh desktop of the chosen backend (in parallel, rayon,
+//! `--jobs` threads; a real desktop per worker thread, each its own slot, kept
+//! open between its runs and reset before each), so a run
 //! scores the same whoever wrote it. `bench` writes
 //! `generated/bench/<agent>/runs/<task_id>.json` (the format `eval` reads; earlier
 //! `*.json` runs there are removed first) and `generated/bench/<agent>/scores.json`.
 //! The only store writes are `bench`'s run record (and, for the model agent, the
 //! model client's call record).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -157,6 +158,8 @@ struct Bench {
     /// How the random agent opens applications (None: the simulated desktop,
     /// whose applications have icons).
     launcher: Option<Launcher>,
+    /// The worker threads (`--jobs`): on a real backend each is one desktop.
+    threads: rayon::ThreadPool,
 }
 
 impl Bench {
@@ -179,16 +182,25 @@ impl Bench {
             .collect();
         let desktops = cx.env.desktops(&cx.workspace).map_err(EvalError::Desktop)?;
         let replica = desktops.replica();
-        let kept = (0..rayon::current_num_threads())
+        let threads = rayon::ThreadPoolBuilder::new()
+            .num_threads(cx.jobs.max(1))
+            .build()
+            .expect("a rayon pool with at least one thread");
+        let kept = (0..threads.current_num_threads())
             .map(|_| Mutex::new(None))
             .collect();
-        let launcher = match desktops.launcher_keys() {
-            Some(keys) => Some(Launcher {
-                keys,
-                applications: desktops.applications().map_err(EvalError::Desktop)?,
-            }),
-            None => None,
-        };
+        // The applications the benchmark's tasks use: those the random agent
+        // draws from (a catalogue may list applications this machine lacks,
+        // and a launch that starts nothing waits for the window in vain).
+        let launcher = desktops.launcher_keys().map(|keys| Launcher {
+            keys,
+            applications: tasks
+                .values()
+                .flat_map(|(_, t)| t.nodes.values().map(|n| n.application.clone()))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        });
         Ok(Bench {
             tasks,
             order,
@@ -197,6 +209,7 @@ impl Bench {
             replica,
             kept,
             launcher,
+            threads,
         })
     }
 
@@ -271,14 +284,15 @@ impl Bench {
         cx: &StageContext<'_>,
     ) -> (Vec<TaskScore>, Vec<String>) {
         let bar = cx.progress(runs.len() as u64, "scoring");
-        let results: Vec<Result<TaskScore, EvalError>> = runs
-            .into_par_iter()
-            .map(|run| {
-                let r = run.and_then(|run| self.score(&run, max_steps, cx));
-                bar.inc(1);
-                r
-            })
-            .collect();
+        let results: Vec<Result<TaskScore, EvalError>> = self.threads.install(|| {
+            runs.into_par_iter()
+                .map(|run| {
+                    let r = run.and_then(|run| self.score(&run, max_steps, cx));
+                    bar.inc(1);
+                    r
+                })
+                .collect()
+        });
         bar.finish_and_clear();
         let mut scores = Vec::new();
         let mut errors = Vec::new();
@@ -471,44 +485,46 @@ fn run_tasks(
         _ => None,
     };
     let bar = cx.progress(tasks.len() as u64, agent);
-    let made: Vec<(String, Result<PathBuf, EvalError>)> = tasks
-        .par_iter()
-        .map(|task| {
-            let id = task_label(task);
-            let instruction = instruction_for(task, args.intent);
-            let result = node_checks(task, &bench.subtasks).and_then(|nodes| {
-                let mut agent: Box<dyn Agent + '_> = match (args.agent, &model) {
-                    (AgentKind::Offline, _) => {
-                        Box::new(OfflineAgent::new(task, &bench.subtasks, bench.joiner()?)?)
-                    }
-                    (AgentKind::Random, _) => Box::new(RandomAgent::new(
-                        RandomAgent::seed_for(cx.seed, &id),
-                        bench.launcher.clone(),
-                    )),
-                    (AgentKind::Openai, Some((runtime, lm))) => Box::new(ModelAgent::new(
-                        lm.clone(),
-                        runtime,
-                        instruction.clone(),
-                        true,
-                    )),
-                    (AgentKind::Openai, None) => return Err(EvalError::NoActor),
-                };
-                let episode = bench.with_desktop(|env| {
-                    run_episode(
-                        agent.as_mut(),
-                        env,
-                        task,
-                        nodes,
-                        args.max_steps,
-                        &instruction,
-                    )
-                })?;
-                write_run(runs_dir, &episode.trajectory)
-            });
-            bar.inc(1);
-            (id, result)
-        })
-        .collect();
+    let made: Vec<(String, Result<PathBuf, EvalError>)> = bench.threads.install(|| {
+        tasks
+            .par_iter()
+            .map(|task| {
+                let id = task_label(task);
+                let instruction = instruction_for(task, args.intent);
+                let result = node_checks(task, &bench.subtasks).and_then(|nodes| {
+                    let mut agent: Box<dyn Agent + '_> = match (args.agent, &model) {
+                        (AgentKind::Offline, _) => {
+                            Box::new(OfflineAgent::new(task, &bench.subtasks, bench.joiner()?)?)
+                        }
+                        (AgentKind::Random, _) => Box::new(RandomAgent::new(
+                            RandomAgent::seed_for(cx.seed, &id),
+                            bench.launcher.clone(),
+                        )),
+                        (AgentKind::Openai, Some((runtime, lm))) => Box::new(ModelAgent::new(
+                            lm.clone(),
+                            runtime,
+                            instruction.clone(),
+                            true,
+                        )),
+                        (AgentKind::Openai, None) => return Err(EvalError::NoActor),
+                    };
+                    let episode = bench.with_desktop(|env| {
+                        run_episode(
+                            agent.as_mut(),
+                            env,
+                            task,
+                            nodes,
+                            args.max_steps,
+                            &instruction,
+                        )
+                    })?;
+                    write_run(runs_dir, &episode.trajectory)
+                });
+                bar.inc(1);
+                (id, result)
+            })
+            .collect()
+    });
     bar.finish_and_clear();
     drop(model);
     // Score what was written, read back through the format `eval` reads.
