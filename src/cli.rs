@@ -428,7 +428,6 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         },
         env: settings.env.clone(),
     };
-    refuse_unsupported(&cli.command, &settings.env)?;
     let result = run_command(&cli, &settings, &file, &catalog, &cx).map_err(|err| {
         let store = settings.db.display();
         match sqlite_code(&err) {
@@ -478,24 +477,6 @@ pub fn caused_by_io(err: &anyhow::Error, kind: std::io::ErrorKind) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == kind)
     })
-}
-
-/// The stages that still plan on the simulated desktop itself (the offline agent
-/// of `eval` reads the simulator's state) refuse a real desktop with one clear
-/// message instead of running on the wrong one.
-fn refuse_unsupported(command: &Command, env: &crate::env::EnvSetup) -> Result<()> {
-    if env.backend == crate::env::EnvBackend::Sim {
-        return Ok(());
-    }
-    let name = match command {
-        Command::Eval(_) => "eval",
-        _ => return Ok(()),
-    };
-    bail!(
-        "`synth {name}` runs on the simulated desktop only so far; with --env {} \
-         `synth run`, its stages and `env list|show|play` drive the real applications",
-        env.backend.name()
-    )
 }
 
 /// Runs a command that uses the store.

@@ -2,8 +2,13 @@
 //! protocol of OSWorld's in-VM server (`desktop_env/server/main.py`) statefully:
 //! it serves a PNG screenshot and an accessibility tree in OSWorld's XML, records
 //! every executed command, keeps uploaded files and serves them back through
-//! `/file` and `/list_directory`, and "launches" gedit by adding it to its tree.
-//! The tests drive the client only through the `Environment` trait.
+//! `/file` and `/list_directory`, and "launches" gedit by adding it to its tree
+//! (through `/setup/launch`, or as GNOME's overview does: Super, "gedit",
+//! Enter); text typed while gedit is open goes into its document. The tests
+//! drive the client through the `Environment` trait, and the task stages
+//! (`trajectories`, `bench`, `eval`, `export`) through the synth binary.
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -29,6 +34,10 @@ struct Vm {
     launched: Vec<Vec<String>>,
     /// The running "applications": gedit's window titles.
     gedit: Option<String>,
+    /// The text of gedit's document.
+    document: String,
+    /// What was typed into GNOME's overview since Super opened it (None: closed).
+    overview: Option<String>,
     clipboard: String,
     /// Endpoints that answer 500.
     broken: BTreeSet<String>,
@@ -137,7 +146,8 @@ fn serve(stream: TcpStream, vm: &Mutex<Vm>) -> std::io::Result<()> {
         ),
         ("GET", "/screenshot") => (200, "image/png", png()),
         ("GET", "/accessibility") => {
-            let at = json!({ "AT": tree(vm.gedit.as_deref()) }).to_string();
+            let gedit = vm.gedit.as_deref().map(|t| (t, vm.document.as_str()));
+            let at = json!({ "AT": tree(gedit) }).to_string();
             (200, "application/json", at.into_bytes())
         }
         ("POST", "/execute") | ("POST", "/setup/execute") => {
@@ -160,6 +170,7 @@ fn serve(stream: TcpStream, vm: &Mutex<Vm>) -> std::io::Result<()> {
                     .map(|p| p.rsplit('/').next().unwrap().to_string())
                     .unwrap_or_else(|| "Untitled Document 1".into());
                 vm.gedit = Some(format!("{title} - gedit"));
+                vm.document = "Tom & Jerry".into();
             }
             vm.launched.push(cmd);
             (200, "text/plain", b"launched successfully".to_vec())
@@ -236,6 +247,9 @@ fn execute(vm: &mut Vm, cmd: &[String]) -> String {
             if program.contains("wmctrl") {
                 vm.gedit = None;
             }
+            if program.contains("pyautogui") {
+                keyboard(vm, program);
+            }
             if program.contains("sys.stdout.write(pyperclip.paste())") {
                 return vm.clipboard.clone();
             }
@@ -248,6 +262,33 @@ fn execute(vm: &mut Vm, cmd: &[String]) -> String {
             String::new()
         }
         _ => String::new(),
+    }
+}
+
+/// The key input of a pyautogui program on the fake desktop: Super opens
+/// GNOME's overview, text typed there searches and Enter starts gedit when
+/// that was searched (a gedit already open stays as it is); text typed
+/// elsewhere goes into gedit's document when it is open.
+fn keyboard(vm: &mut Vm, program: &str) {
+    for line in program.lines() {
+        if let Some(rest) = line.strip_prefix("pyautogui.write(") {
+            let literal = &rest[..rest.rfind(", interval").unwrap()];
+            let text: String = serde_json::from_str(literal).unwrap();
+            match (&mut vm.overview, &vm.gedit) {
+                (Some(search), _) => search.push_str(&text),
+                (None, Some(_)) => vm.document.push_str(&text),
+                (None, None) => {}
+            }
+        } else if line == r#"pyautogui.hotkey("win")"# {
+            vm.overview = Some(String::new());
+        } else if line == r#"pyautogui.hotkey("enter")"#
+            // Enter closes the overview whatever was searched.
+            && vm.overview.take().as_deref() == Some("gedit")
+            && vm.gedit.is_none()
+        {
+            vm.gedit = Some("Untitled Document 1 - gedit".into());
+            vm.document = String::new();
+        }
     }
 }
 
@@ -270,13 +311,17 @@ fn listing(vm: &Vm, dir: &str) -> Value {
 }
 
 /// The accessibility tree, as OSWorld's server writes it.
-fn tree(gedit: Option<&str>) -> String {
+fn tree(gedit: Option<(&str, &str)>) -> String {
     let mut xml = String::from(
         r#"<desktop-frame xmlns:st="https://accessibility.ubuntu.example.org/ns/state" xmlns:cp="https://accessibility.ubuntu.example.org/ns/component"><application name="gnome-shell" st:enabled="true"><window name="" st:showing="true" st:visible="true" cp:screencoord="(0, 0)" cp:size="(1920, 1080)"/></application>"#,
     );
-    if let Some(title) = gedit {
+    if let Some((title, document)) = gedit {
+        let document = document
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
         xml.push_str(&format!(
-            r#"<application name="gedit"><frame name="{title}" st:showing="true" st:visible="true" st:active="true" cp:screencoord="(0, 0)" cp:size="(1920, 1080)"><menu-bar name="" st:showing="true" cp:screencoord="(0, 30)" cp:size="(1920, 24)"><menu name="File" st:showing="true" st:visible="true" cp:screencoord="(4, 30)" cp:size="(40, 24)"><menu-item name="Save As…" st:visible="true" cp:screencoord="(4, 60)" cp:size="(160, 24)"/></menu></menu-bar><push-button name="Save" st:showing="true" st:visible="true" cp:screencoord="(1700, 10)" cp:size="(80, 30)"></push-button><scroll-pane name="" st:showing="true" cp:screencoord="(0, 60)" cp:size="(1920, 1000)"><text name="" st:showing="true" st:visible="true" st:editable="true" cp:screencoord="(0, 60)" cp:size="(1920, 1000)">Tom &amp; Jerry</text></scroll-pane></frame></application>"#
+            r#"<application name="gedit"><frame name="{title}" st:showing="true" st:visible="true" st:active="true" cp:screencoord="(0, 0)" cp:size="(1920, 1080)"><menu-bar name="" st:showing="true" cp:screencoord="(0, 30)" cp:size="(1920, 24)"><menu name="File" st:showing="true" st:visible="true" cp:screencoord="(4, 30)" cp:size="(40, 24)"><menu-item name="Save As…" st:visible="true" cp:screencoord="(4, 60)" cp:size="(160, 24)"/></menu></menu-bar><push-button name="Save" st:showing="true" st:visible="true" cp:screencoord="(1700, 10)" cp:size="(80, 30)"></push-button><scroll-pane name="" st:showing="true" cp:screencoord="(0, 60)" cp:size="(1920, 1000)"><text name="" st:showing="true" st:visible="true" st:editable="true" cp:screencoord="(0, 60)" cp:size="(1920, 1000)">{document}</text></scroll-pane></frame></application>"#
         ));
     }
     xml.push_str("</desktop-frame>");
@@ -667,4 +712,215 @@ fn an_unreachable_server_fails_quickly_with_a_clear_message() {
     };
     assert!(open_error(&none, 0).contains("--osworld-url"));
     assert!(open_error(&setup, 1).contains("--jobs 1"));
+}
+
+// ---------------------------------------------------------------------------
+// Task stages on the VM, through the synth binary
+
+/// A verified gedit subtask: type a line into the document. Its demonstration
+/// for each parameter set types the line, with gedit's window in front.
+fn gedit_line() -> synth::model::Subtask {
+    let line = |i: usize, text: &str| {
+        json!({
+            "trajectory_id": format!("gedit-line-p{i}"),
+            "instruction": format!("In gedit, type '{text}'."),
+            "observations": [],
+            "subtask_id": "gedit-line",
+            "parameter_index": i,
+            "actions": [{
+                "function": "keyboard_input", "args": {"keys": text},
+                "rect": [0, 0, 0, 0], "description": "", "thought": "I type the line.",
+                "effect": "Typed", "control_text": ""
+            }]
+        })
+    };
+    serde_json::from_value(json!({
+        "id": "gedit-line",
+        "instruction_template": "In gedit, type '{line}'.",
+        "application": "gedit",
+        "category": "Office",
+        "OS": "Linux",
+        "available_parameters": [{"line": "alpha"}, {"line": "beta"}],
+        "input_resources": [],
+        "output_resources": [],
+        "evaluation": {"checks": [
+            {"api": "check_text_exists_via_control", "args": {"text": "{line}"},
+             "message": "the document does not show '{line}'"}
+        ]},
+        "trajectories": [line(0, "alpha"), line(1, "beta")]
+    }))
+    .unwrap()
+}
+
+/// A validated task of two gedit nodes, alpha then beta.
+fn alpha_then_beta() -> synth::model::Task {
+    let node = |i: usize, text: &str| {
+        json!({"subtask_id": "gedit-line", "parameter_index": i, "application": "gedit",
+               "category": "Office", "instruction": format!("In gedit, type '{text}'.")})
+    };
+    serde_json::from_value(json!({
+        "task_id": "t-gedit",
+        "task_instruction": "In gedit, type 'alpha', then type 'beta'.",
+        "dag": {"nodes": ["n1", "n2"], "edges": {"n1": ["n2"], "n2": []}},
+        "task_intent": "Two lines in gedit.",
+        "successful_topo": [["n1", "n2"]],
+        "nodes": {"n1": node(0, "alpha"), "n2": node(1, "beta")}
+    }))
+    .unwrap()
+}
+
+/// A workspace whose store holds the gedit subtask and the validated task.
+fn gedit_workspace() -> common::Workspace {
+    use synth::model::SubtaskStatus;
+    use synth::store::{Store, TaskStatus};
+    let ws = common::Workspace::new();
+    let store = Store::open(&ws.file("generated/synth.sqlite")).unwrap();
+    store
+        .put_subtask(&gedit_line(), SubtaskStatus::Verified, None, None)
+        .unwrap();
+    let task = alpha_then_beta();
+    store
+        .add_dataset(
+            1,
+            "test",
+            &json!({}),
+            "test",
+            1,
+            std::slice::from_ref(&task),
+            None,
+            None,
+        )
+        .unwrap();
+    store
+        .record_validation(&task, TaskStatus::Validated, None, &[])
+        .unwrap();
+    ws
+}
+
+fn keys_of(actions: &Value) -> Vec<String> {
+    actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["args"]["keys"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn task_trajectories_open_each_application_from_gnome_s_overview_and_replay() {
+    let server = start();
+    let ws = gedit_workspace();
+    let env = [
+        "--env",
+        "osworld",
+        "--osworld-url",
+        &server.url,
+        "--jobs",
+        "1",
+    ];
+    let report = ws.ok(&[&env[..], &["trajectories"]].concat());
+    assert!(
+        report.contains("1 replay to full coverage (100.0%)"),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(ws.file("generated/task_trajectories.jsonl")).unwrap();
+    let trajs: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(trajs.len(), 1, "{text}");
+    assert_eq!(
+        keys_of(&trajs[0]["actions"]),
+        ["{LWIN}", "gedit", "{ENTER}", "alpha", "{LWIN}", "gedit", "{ENTER}", "beta"]
+    );
+    // The replay typed into the document of the gedit the overview started;
+    // the search went to the overview, not into the document.
+    let vm = server.vm.lock().unwrap();
+    assert_eq!(vm.document, "alphabeta");
+    assert!(vm.launched.is_empty(), "{:?}", vm.launched);
+    drop(vm);
+
+    // The sharegpt export replays it on the VM for its screenshots.
+    let out = ws.ok(&[
+        &env[..],
+        &["export", "--format", "sharegpt", "--out", "out"],
+    ]
+    .concat());
+    let images: Vec<_> = walk(&ws.file("out"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    assert!(!images.is_empty(), "{out}");
+    assert!(
+        images.iter().all(|p| std::fs::read(p).unwrap() == png()),
+        "{images:?}"
+    );
+}
+
+#[test]
+fn bench_and_eval_score_runs_on_the_vm() {
+    let server = start();
+    let ws = gedit_workspace();
+    let env = [
+        "--env",
+        "osworld",
+        "--osworld-url",
+        &server.url,
+        "--jobs",
+        "1",
+    ];
+    ws.ok(&[&env[..], &["bench", "--agent", "offline"]].concat());
+    let scores: Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.file("generated/bench/offline/scores.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(scores["overall"]["success_rate"], json!(1.0), "{scores}");
+    assert_eq!(scores["per_task"][0]["completed"], json!(2), "{scores}");
+
+    // eval replays the runs on the VM: the offline agent's full marks, and a
+    // run that stops after the first node completes only that node.
+    let out = ws.ok(&[
+        &env[..],
+        &[
+            "eval",
+            "--runs",
+            "generated/bench/offline/runs",
+            "--json",
+            "full.json",
+        ],
+    ]
+    .concat());
+    let full: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.file("full.json")).unwrap()).unwrap();
+    assert_eq!(full["overall"]["coverage_rate"], json!(1.0), "{out}");
+    let run_path = ws.file("generated/bench/offline/runs/t-gedit.json");
+    let mut run: Value =
+        serde_json::from_str(&std::fs::read_to_string(&run_path).unwrap()).unwrap();
+    assert_eq!(
+        keys_of(&run["actions"])[..4],
+        ["{LWIN}", "gedit", "{ENTER}", "alpha"]
+    );
+    run["actions"].as_array_mut().unwrap().truncate(4);
+    std::fs::create_dir_all(ws.file("half")).unwrap();
+    std::fs::write(ws.file("half/t-gedit.json"), run.to_string()).unwrap();
+    ws.ok(&[&env[..], &["eval", "--runs", "half", "--json", "half.json"]].concat());
+    let half: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.file("half.json")).unwrap()).unwrap();
+    // Coverage weighs a node by its depth: n1 of n1 -> n2 is 1 of 3.
+    assert_eq!(half["per_task"][0]["completed"], json!(1), "{half}");
+    assert_eq!(half["overall"]["coverage_rate"], json!(1.0 / 3.0), "{half}");
+    assert_eq!(half["overall"]["success_rate"], json!(0.0), "{half}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

@@ -311,6 +311,18 @@ impl EnvBackend {
             EnvBackend::Osworld => "osworld",
         }
     }
+
+    /// The keys that open this backend's launcher (see
+    /// [`Desktops::launcher_keys`]): Alt+F2 on x11 (the Application Finder),
+    /// Super on OSWorld's Ubuntu (GNOME's overview, whose search starts an
+    /// application by name); none on the simulated desktop.
+    pub fn launcher_keys(self) -> Option<&'static str> {
+        match self {
+            EnvBackend::Sim => None,
+            EnvBackend::X11 => Some(x11::LAUNCHER_KEYS),
+            EnvBackend::Osworld => Some(osworld::LAUNCHER_KEYS),
+        }
+    }
 }
 
 /// A source of fresh desktops, shared by parallel workers: a loaded simulated
@@ -341,6 +353,14 @@ pub trait Desktops: Sync {
     /// has such desktops (the simulated one); None for a real backend.
     fn replica(&self) -> Option<Box<dyn Replica>> {
         None
+    }
+
+    /// The keys (action notation) that open the desktop's launcher, where typing
+    /// an application's name and Enter starts it: how a person opens an
+    /// application on a desktop that shows no icons for them. None on the
+    /// simulated desktop, whose applications start from its desktop icons.
+    fn launcher_keys(&self) -> Option<&'static str> {
+        self.backend().launcher_keys()
     }
 }
 
@@ -379,7 +399,11 @@ impl Desktops for Factory {
 
     fn applications(&self) -> Result<Vec<String>, EnvError> {
         let apps = real::catalogue_of(&self.workspace, self.setup.backend)?;
-        Ok(apps.into_iter().map(|a| a.name).collect())
+        Ok(apps
+            .into_iter()
+            .filter(|a| !a.launcher)
+            .map(|a| a.name)
+            .collect())
     }
 
     fn backend(&self) -> EnvBackend {

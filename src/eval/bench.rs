@@ -22,13 +22,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::env::{Environment, Observation, Replica, Setup};
+use crate::env::{Environment, Observation, Setup};
 use crate::graph::SmallDag;
 use crate::llm::{ActRequest, HistoryStep, LanguageModel, Outcome, StepStatus};
 use crate::model::{
     Action, ActionCall, Dag, Subtask, SubtaskId, Task, TaskTrajectory, TrajectoryAction,
 };
-use crate::pipeline::trajectories::AssembleError;
+use crate::pipeline::trajectories::{AssembleError, Joiner};
 
 use super::graph::{task_label, GraphEvaluator, NodeCheck, Replay};
 use super::score::applications;
@@ -307,13 +307,19 @@ pub struct OfflineAgent {
     step: usize,
     /// Actions to switch application before the current segment.
     switch: Vec<Action>,
+    /// The desktop's button that shows the desktop, where a segment that does
+    /// not start there switches application through the desktop icons (the
+    /// simulated desktop's "Start"); None on a real desktop, whose joined
+    /// trajectory opens each application from the launcher itself.
+    show_desktop: Option<String>,
     order: Vec<String>,
 }
 
 impl OfflineAgent {
     /// Plans `task`: a most coherent order and each node's verified trajectory for
-    /// its parameter set, joined on a copy of `replica` as `synth trajectories`
-    /// joins them (concatenated as verified without one: a real desktop).
+    /// its parameter set, joined by `joiner` as `synth trajectories` joins them
+    /// (on a copy of the simulated desktop; on a real desktop concatenated as
+    /// verified, each node opening its application from the launcher).
     ///
     /// # Errors
     /// The graph is not a valid small DAG, or a node has no subtask or no verified
@@ -321,7 +327,7 @@ impl OfflineAgent {
     pub fn new(
         task: &Task,
         subtasks: &BTreeMap<SubtaskId, Subtask>,
-        replica: Option<&dyn Replica>,
+        joiner: Joiner<'_>,
     ) -> Result<OfflineAgent, EvalError> {
         let label = task_label(task);
         let order = coherent_order(&task.dag, &applications(task)).map_err(|e| match e {
@@ -341,32 +347,28 @@ impl OfflineAgent {
         // performs what the task trajectories demonstrate.
         let pool: Vec<Subtask> = subtasks.values().cloned().collect();
         let index = crate::pipeline::trajectories::index_trajectories(&pool);
-        let assembled = match replica {
-            Some(r) => {
-                crate::pipeline::trajectories::assemble(task, 0, &order, &index, subtasks, r)
-            }
-            None => crate::pipeline::trajectories_real::assemble(task, 0, &order, &index),
-        };
-        let joined = assembled.map_err(|e| match e {
-            AssembleError::NoTrajectory {
-                node,
-                subtask,
-                index,
-            } => EvalError::NoTrajectory {
-                task: label.clone(),
-                node,
-                subtask,
-                index,
-            },
-            AssembleError::UnknownNode { node } => EvalError::MissingTaskNode {
-                task: label.clone(),
-                node,
-            },
-            AssembleError::Desktop(message) => EvalError::Env {
-                task: label.clone(),
-                source: crate::env::EnvError::Setup(message),
-            },
-        })?;
+        let joined = joiner
+            .assemble(task, 0, &order, &index, subtasks)
+            .map_err(|e| match e {
+                AssembleError::NoTrajectory {
+                    node,
+                    subtask,
+                    index,
+                } => EvalError::NoTrajectory {
+                    task: label.clone(),
+                    node,
+                    subtask,
+                    index,
+                },
+                AssembleError::UnknownNode { node } => EvalError::MissingTaskNode {
+                    task: label.clone(),
+                    node,
+                },
+                AssembleError::Desktop(message) => EvalError::Env {
+                    task: label.clone(),
+                    source: crate::env::EnvError::Setup(message),
+                },
+            })?;
         let first_app = order
             .first()
             .and_then(|id| task.nodes.get(id))
@@ -380,11 +382,16 @@ impl OfflineAgent {
                 .map(TrajectoryAction::to_action)
                 .collect(),
         )];
+        let show_desktop = match joiner {
+            Joiner::Replica(r) => r.show_desktop_text(),
+            Joiner::Launcher(_) => None,
+        };
         Ok(OfflineAgent {
             segments,
             segment: 0,
             step: 0,
             switch: Vec::new(),
+            show_desktop,
             order,
         })
     }
@@ -420,13 +427,17 @@ impl Agent for OfflineAgent {
                 return Ok(None);
             };
             if self.step == 0 {
-                // A verified trajectory starts from the desktop launcher; one that
+                // A verified trajectory starts from the desktop's icons; one that
                 // does not gets there when another application is in front.
-                let starts_on_desktop = actions.first().is_some_and(|a| a.control_text == "Start");
-                if !starts_on_desktop && observation.scene.app.as_deref() != Some(app.as_str()) {
-                    self.switch = vec![click("Start"), click(app)];
-                    self.step = 1;
-                    continue;
+                if let Some(start) = &self.show_desktop {
+                    let starts_on_desktop =
+                        actions.first().is_some_and(|a| &a.control_text == start);
+                    if !starts_on_desktop && observation.scene.app.as_deref() != Some(app.as_str())
+                    {
+                        self.switch = vec![click(start), click(app)];
+                        self.step = 1;
+                        continue;
+                    }
                 }
                 self.step = 1;
             }
@@ -453,18 +464,49 @@ const WORDS: [&str; 12] = [
     "meeting", "invoice",
 ];
 
+/// How an agent opens an application on a desktop that shows no icons for them
+/// (a real one): the keys of the desktop's launcher, then the application's
+/// name, then Enter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launcher {
+    /// The keys that open the launcher (see [`crate::env::Desktops::launcher_keys`]).
+    pub keys: &'static str,
+    /// The applications to draw from, by the names the launcher finds them by.
+    pub applications: Vec<String>,
+}
+
 /// Clicks visible controls, types words and scrolls at random (a lower bound).
+/// With nothing on the screen to act on, it clicks "Start" (the simulated
+/// desktop's), or, given a [`Launcher`], opens one of its applications drawn at
+/// random.
 #[derive(Debug, Clone)]
 pub struct RandomAgent {
     rng: ChaCha8Rng,
+    launcher: Option<Launcher>,
+    /// Keys still to type to open the drawn application.
+    queued: Vec<String>,
 }
 
 impl RandomAgent {
     /// An agent whose choices depend only on `seed`.
-    pub fn new(seed: u64) -> RandomAgent {
+    pub fn new(seed: u64, launcher: Option<Launcher>) -> RandomAgent {
         RandomAgent {
             rng: ChaCha8Rng::seed_from_u64(seed),
+            launcher,
+            queued: Vec::new(),
         }
+    }
+
+    /// The first keys that open an application drawn from the launcher (the
+    /// rest are queued), or None without a launcher or applications.
+    fn open_application(&mut self) -> Option<String> {
+        let l = self.launcher.as_ref()?;
+        if l.applications.is_empty() {
+            return None;
+        }
+        let app = l.applications[self.rng.random_range(0..l.applications.len())].clone();
+        self.queued = vec![app, "{ENTER}".to_string()];
+        Some(l.keys.to_string())
     }
 
     /// A seed for `task_id` under the run's seed (FNV-1a of the id).
@@ -480,10 +522,24 @@ impl RandomAgent {
 
 impl Agent for RandomAgent {
     fn next(&mut self, observation: &Observation) -> Result<Option<Decision>, EvalError> {
+        let typed = |keys: String| Decision {
+            action: Action {
+                call: ActionCall::KeyboardInput { keys },
+                control_label: None,
+                control_text: String::new(),
+            },
+            thought: "random".to_string(),
+        };
+        if !self.queued.is_empty() {
+            return Ok(Some(typed(self.queued.remove(0))));
+        }
         if observation.controls.is_empty() {
-            return Ok(Some(Decision {
-                action: click("Start"),
-                thought: "random".to_string(),
+            return Ok(Some(match self.open_application() {
+                Some(keys) => typed(keys),
+                None => Decision {
+                    action: click("Start"),
+                    thought: "random".to_string(),
+                },
             }));
         }
         let c = &observation.controls[self.rng.random_range(0..observation.controls.len())];

@@ -2,17 +2,19 @@
 //! the stored tasks, write its runs, score them).
 //!
 //! Both read tasks and the verified subtasks' evaluations from the store and
-//! replay every run on a fresh desktop of the chosen backend (in parallel, rayon;
-//! real desktops by worker thread, each its own slot), so a run
+//! replay every run on a fresh desktop of the chosen backend (in parallel, rayon,
+//! `--jobs` threads; a real desktop per worker thread, each its own slot, kept
+//! open between its runs and reset before each), so a run
 //! scores the same whoever wrote it. `bench` writes
 //! `generated/bench/<agent>/runs/<task_id>.json` (the format `eval` reads; earlier
 //! `*.json` runs there are removed first) and `generated/bench/<agent>/scores.json`.
 //! The only store writes are `bench`'s run record (and, for the model agent, the
 //! model client's call record).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -20,11 +22,12 @@ use serde::Serialize;
 use crate::env::{Desktops, Environment, Replica};
 use crate::llm::{Backend, OfflineRoles};
 use crate::model::{Subtask, SubtaskId, SubtaskStatus, Task};
+use crate::pipeline::trajectories::Joiner;
 use crate::pipeline::StageContext;
 use crate::store::{RunStatus, TaskStatus};
 
 use super::bench::{
-    instruction_for, run_episode, AgentKind, ModelAgent, OfflineAgent, RandomAgent,
+    instruction_for, run_episode, Agent, AgentKind, Launcher, ModelAgent, OfflineAgent, RandomAgent,
 };
 use super::graph::{node_checks, replay, task_label};
 use super::runs::{read_run, read_runs, write_run, Run};
@@ -137,6 +140,9 @@ impl fmt::Display for BenchReport {
     }
 }
 
+/// A desktop kept open between runs.
+type Kept = Mutex<Option<Box<dyn Environment + Send>>>;
+
 /// The tasks, verified subtasks and desktop every run is scored against.
 struct Bench {
     tasks: BTreeMap<String, (TaskStatus, Task)>,
@@ -145,6 +151,15 @@ struct Bench {
     desktops: Box<dyn Desktops>,
     /// A desktop the offline agent plans on (None on a real backend).
     replica: Option<Box<dyn Replica>>,
+    /// Real desktops kept open between runs, one per worker thread (opening
+    /// one starts a display and its buses, or connects to a VM); every run
+    /// still starts from `reset`. The simulated desktop is copied per run.
+    kept: Vec<Kept>,
+    /// How the random agent opens applications (None: the simulated desktop,
+    /// whose applications have icons).
+    launcher: Option<Launcher>,
+    /// The worker threads (`--jobs`): on a real backend each is one desktop.
+    threads: rayon::ThreadPool,
 }
 
 impl Bench {
@@ -167,19 +182,68 @@ impl Bench {
             .collect();
         let desktops = cx.env.desktops(&cx.workspace).map_err(EvalError::Desktop)?;
         let replica = desktops.replica();
+        let threads = rayon::ThreadPoolBuilder::new()
+            .num_threads(cx.jobs.max(1))
+            .build()
+            .expect("a rayon pool with at least one thread");
+        let kept = (0..threads.current_num_threads())
+            .map(|_| Mutex::new(None))
+            .collect();
+        // The applications the benchmark's tasks use: those the random agent
+        // draws from (a catalogue may list applications this machine lacks,
+        // and a launch that starts nothing waits for the window in vain).
+        let launcher = desktops.launcher_keys().map(|keys| Launcher {
+            keys,
+            applications: tasks
+                .values()
+                .flat_map(|(_, t)| t.nodes.values().map(|n| n.application.clone()))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        });
         Ok(Bench {
             tasks,
             order,
             subtasks,
             desktops,
             replica,
+            kept,
+            launcher,
+            threads,
         })
     }
 
-    /// A fresh desktop for the current worker thread (its slot on a real backend).
-    fn desktop(&self) -> Result<Box<dyn Environment + Send>, EvalError> {
+    /// How the offline agent joins a task's nodes on these desktops.
+    fn joiner(&self) -> Result<Joiner<'_>, EvalError> {
+        Joiner::of(self.desktops.as_ref(), self.replica.as_deref()).map_err(EvalError::Desktop)
+    }
+
+    /// Runs `f` on a desktop of the current worker thread: a fresh copy of the
+    /// simulated desktop, or the thread's real desktop (its slot), opened on
+    /// first use and kept for the thread's next run. A real desktop whose run
+    /// failed with a desktop error is closed, and the next run opens another.
+    fn with_desktop<T>(
+        &self,
+        f: impl FnOnce(&mut dyn Environment) -> Result<T, EvalError>,
+    ) -> Result<T, EvalError> {
         let slot = rayon::current_thread_index().unwrap_or(0);
-        self.desktops.open(slot).map_err(EvalError::Desktop)
+        let kept = match self.kept.get(slot) {
+            Some(k) if !self.desktops.deterministic() => k,
+            _ => {
+                let mut env = self.desktops.open(slot).map_err(EvalError::Desktop)?;
+                return f(env.as_mut());
+            }
+        };
+        let mut guard = kept.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = Some(self.desktops.open(slot).map_err(EvalError::Desktop)?);
+        }
+        let env = guard.as_mut().expect("a desktop was just opened");
+        let result = f(env.as_mut());
+        if matches!(result, Err(EvalError::Env { .. } | EvalError::Desktop(_))) {
+            *guard = None;
+        }
+        result
     }
 
     /// Replays one run and scores it; a run of a known task that cannot be replayed
@@ -198,8 +262,7 @@ impl Bench {
                 task: run.task_id.0.clone(),
             })?;
         let scored = node_checks(task, &self.subtasks).and_then(|nodes| {
-            let mut env = self.desktop()?;
-            let r = replay(env.as_mut(), task, nodes, &run.actions, max_steps)?;
+            let r = self.with_desktop(|env| replay(env, task, nodes, &run.actions, max_steps))?;
             score_task(task, &r, &cx.catalog.capabilities)
         });
         Ok(scored.unwrap_or_else(|e| {
@@ -221,14 +284,15 @@ impl Bench {
         cx: &StageContext<'_>,
     ) -> (Vec<TaskScore>, Vec<String>) {
         let bar = cx.progress(runs.len() as u64, "scoring");
-        let results: Vec<Result<TaskScore, EvalError>> = runs
-            .into_par_iter()
-            .map(|run| {
-                let r = run.and_then(|run| self.score(&run, max_steps, cx));
-                bar.inc(1);
-                r
-            })
-            .collect();
+        let results: Vec<Result<TaskScore, EvalError>> = self.threads.install(|| {
+            runs.into_par_iter()
+                .map(|run| {
+                    let r = run.and_then(|run| self.score(&run, max_steps, cx));
+                    bar.inc(1);
+                    r
+                })
+                .collect()
+        });
         bar.finish_and_clear();
         let mut scores = Vec::new();
         let mut errors = Vec::new();
@@ -421,36 +485,46 @@ fn run_tasks(
         _ => None,
     };
     let bar = cx.progress(tasks.len() as u64, agent);
-    let made: Vec<(String, Result<PathBuf, EvalError>)> = tasks
-        .par_iter()
-        .map(|task| {
-            let id = task_label(task);
-            let instruction = instruction_for(task, args.intent);
-            let result = node_checks(task, &bench.subtasks).and_then(|nodes| {
-                let mut desk = bench.desktop()?;
-                let env = desk.as_mut();
-                let episode = match (args.agent, &model) {
-                    (AgentKind::Offline, _) => {
-                        let replica = bench.replica.as_deref();
-                        let mut a = OfflineAgent::new(task, &bench.subtasks, replica)?;
-                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
-                    }
-                    (AgentKind::Random, _) => {
-                        let mut a = RandomAgent::new(RandomAgent::seed_for(cx.seed, &id));
-                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
-                    }
-                    (AgentKind::Openai, Some((runtime, lm))) => {
-                        let mut a = ModelAgent::new(lm.clone(), runtime, instruction.clone(), true);
-                        run_episode(&mut a, env, task, nodes, args.max_steps, &instruction)
-                    }
-                    (AgentKind::Openai, None) => Err(EvalError::NoActor),
-                }?;
-                write_run(runs_dir, &episode.trajectory)
-            });
-            bar.inc(1);
-            (id, result)
-        })
-        .collect();
+    let made: Vec<(String, Result<PathBuf, EvalError>)> = bench.threads.install(|| {
+        tasks
+            .par_iter()
+            .map(|task| {
+                let id = task_label(task);
+                let instruction = instruction_for(task, args.intent);
+                let result = node_checks(task, &bench.subtasks).and_then(|nodes| {
+                    let mut agent: Box<dyn Agent + '_> = match (args.agent, &model) {
+                        (AgentKind::Offline, _) => {
+                            Box::new(OfflineAgent::new(task, &bench.subtasks, bench.joiner()?)?)
+                        }
+                        (AgentKind::Random, _) => Box::new(RandomAgent::new(
+                            RandomAgent::seed_for(cx.seed, &id),
+                            bench.launcher.clone(),
+                        )),
+                        (AgentKind::Openai, Some((runtime, lm))) => Box::new(ModelAgent::new(
+                            lm.clone(),
+                            runtime,
+                            instruction.clone(),
+                            true,
+                        )),
+                        (AgentKind::Openai, None) => return Err(EvalError::NoActor),
+                    };
+                    let episode = bench.with_desktop(|env| {
+                        run_episode(
+                            agent.as_mut(),
+                            env,
+                            task,
+                            nodes,
+                            args.max_steps,
+                            &instruction,
+                        )
+                    })?;
+                    write_run(runs_dir, &episode.trajectory)
+                });
+                bar.inc(1);
+                (id, result)
+            })
+            .collect()
+    });
     bar.finish_and_clear();
     drop(model);
     // Score what was written, read back through the format `eval` reads.

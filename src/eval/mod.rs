@@ -10,7 +10,9 @@
 //! Also the runs folder format ([`runs`]), the agents of `synth bench` ([`bench`])
 //! and the two commands ([`command`]: `synth eval`, `synth bench`). The evaluator
 //! and metrics are pure; the commands read tasks and verified subtasks from the
-//! store, replay on the simulated desktop, and write runs and scores under
+//! store, replay on a fresh desktop of the chosen backend (`--env`: the simulated
+//! desktop, or a real one, where the offline agent opens each node's
+//! application from the desktop's launcher), and write runs and scores under
 //! `generated/bench/`. Only the `openai` agent calls a language model (the actor
 //! role).
 
@@ -118,7 +120,7 @@ pub enum EvalError {
     ZeroMaxSteps,
     #[error("`--agent openai` needs a language model: pass --llm openai (or replay); the offline backend has no actor")]
     NoActor,
-    #[error("cannot load the simulated desktop: {0}")]
+    #[error("cannot open the desktop: {0}")]
     Desktop(#[source] crate::env::EnvError),
     #[error("cannot start the runtime for model calls: {0}")]
     Runtime(#[source] std::io::Error),

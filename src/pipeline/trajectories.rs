@@ -18,8 +18,9 @@
 //! Joining asks the backend for a [`Replica`] (a desktop it can copy): on one,
 //! nodes continue in windows earlier nodes left open ([`assemble`]) and replays
 //! run in parallel (rayon), one copy per worker thread; without one (a real
-//! desktop), trajectories are concatenated as verified
-//! ([`super::trajectories_real`]) and replayed one by one on desktop 0.
+//! desktop), trajectories are concatenated as verified, each node opening its
+//! application from the desktop's launcher ([`Joiner`],
+//! [`super::trajectories_real`]), and replayed one by one on desktop 0.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -30,7 +31,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::StageContext;
-use crate::env::{EnvError, Environment, Replica, Setup};
+use crate::env::{Desktops, EnvError, Environment, Replica, Setup};
 use crate::eval::graph::{node_checks, replay, GraphEvaluator, NodeState};
 use crate::eval::EvalError;
 use crate::model::{
@@ -175,6 +176,58 @@ pub enum AssembleError {
     UnknownNode { node: String },
     #[error("the desktop failed: {0}")]
     Desktop(String),
+}
+
+/// How the trajectories of a task's nodes are joined on the chosen desktops: on
+/// a copy of a [`Replica`] ([`assemble`]), or, on a real desktop, one after
+/// another, each node opening its application from the desktop's launcher
+/// ([`super::trajectories_real::assemble`]).
+#[derive(Clone, Copy)]
+pub enum Joiner<'a> {
+    Replica(&'a dyn Replica),
+    Launcher(&'static str),
+}
+
+impl<'a> Joiner<'a> {
+    /// The joiner of `desktops`, whose replica (when they have one) is `replica`.
+    ///
+    /// # Errors
+    /// Desktops with neither a replica nor a launcher.
+    pub fn of(
+        desktops: &dyn Desktops,
+        replica: Option<&'a dyn Replica>,
+    ) -> Result<Joiner<'a>, EnvError> {
+        match (replica, desktops.launcher_keys()) {
+            (Some(r), _) => Ok(Joiner::Replica(r)),
+            (None, Some(keys)) => Ok(Joiner::Launcher(keys)),
+            (None, None) => Err(EnvError::Setup(format!(
+                "the {} desktop can neither be copied nor open applications from a launcher, \
+                 so task trajectories cannot be joined on it",
+                desktops.backend().name()
+            ))),
+        }
+    }
+
+    /// The k-th task trajectory of `task` for `order` (see [`assemble`] and
+    /// [`super::trajectories_real::assemble`]).
+    ///
+    /// # Errors
+    /// Those of the two.
+    pub fn assemble(
+        &self,
+        task: &Task,
+        k: usize,
+        order: &[String],
+        index: &TrajectoryIndex<'_>,
+        subtasks: &BTreeMap<SubtaskId, Subtask>,
+    ) -> Result<TaskTrajectory, AssembleError> {
+        match self {
+            Joiner::Replica(r) => assemble(task, k, order, index, subtasks, *r),
+            Joiner::Launcher(keys) => {
+                super::trajectories_real::assemble(task, k, order, index, keys)
+            }
+        }
+    }
 }
 
 /// The k-th task trajectory of `task`: its nodes' subtask trajectories
@@ -869,16 +922,13 @@ pub fn run(
     // Assemble first (cheap), leaving tasks with missing trajectories for later.
     let desktops = cx.env.desktops(&cx.workspace)?;
     let replica = desktops.replica();
+    let joiner = Joiner::of(desktops.as_ref(), replica.as_deref())?;
     let mut work: Vec<(usize, Vec<TaskTrajectory>)> = Vec::new();
     for (k, task) in tasks.iter().enumerate() {
         let mut trajs = Vec::new();
         let mut missing = None;
         for (j, order) in task.successful_topo.iter().take(args.orders).enumerate() {
-            let assembled = match &replica {
-                Some(r) => assemble(task, j, order, &index, &by_id, r.as_ref()),
-                None => super::trajectories_real::assemble(task, j, order, &index),
-            };
-            match assembled {
+            match joiner.assemble(task, j, order, &index, &by_id) {
                 Ok(t) => trajs.push(t),
                 Err(e) => {
                     missing = Some(e);

@@ -1,18 +1,19 @@
-//! Task trajectories on a real desktop (`synth trajectories --env x11`).
+//! Task trajectories on a real desktop (`synth trajectories --env x11|osworld`).
 //!
 //! A real desktop cannot be cloned to try shortcuts, so joining is plain: a task
 //! starts on the empty desktop, and each node, in the order, opens its
-//! application from the desktop's launcher (Alt+F2, the application's name,
-//! Enter: what a person does from a start menu) and then takes the steps of its
-//! verified demonstration, which begins with that application's new window in
-//! front. The trajectories stage replays the result on a fresh desktop with the
-//! graph evaluator, as on the simulated desktop.
+//! application from the desktop's launcher (its keys, the application's name,
+//! Enter: what a person does from a start menu; Alt+F2 on x11, Super on
+//! OSWorld's GNOME, see [`crate::env::Desktops::launcher_keys`]) and then takes
+//! the steps of its verified demonstration, which begins with that
+//! application's new window in front. The trajectories stage replays the result
+//! on a fresh desktop with the graph evaluator, as on the simulated desktop.
 
 use super::trajectories::{AssembleError, TrajectoryIndex};
-use crate::env::x11::LAUNCHER_KEYS;
 use crate::model::{ActionCall, Task, TaskId, TaskTrajectory, TrajectoryAction};
 
-/// The k-th task trajectory of `task` for `order`.
+/// The k-th task trajectory of `task` for `order`, each node opened with the
+/// launcher that `launcher_keys` open.
 ///
 /// # Errors
 /// A node of the order that the task does not have, or a node without a verified
@@ -22,6 +23,7 @@ pub fn assemble(
     k: usize,
     order: &[String],
     index: &TrajectoryIndex<'_>,
+    launcher_keys: &str,
 ) -> Result<TaskTrajectory, AssembleError> {
     let task_id = task
         .task_id
@@ -41,7 +43,7 @@ pub fn assemble(
                 subtask: node.subtask_id.0.clone(),
                 index: node.parameter_index,
             })?;
-        actions.extend(launch_steps(&node.application));
+        actions.extend(launch_steps(&node.application, launcher_keys));
         actions.extend(demo.actions.iter().cloned());
     }
     let observations = (0..actions.len())
@@ -58,8 +60,8 @@ pub fn assemble(
     })
 }
 
-/// Opening `app` from the launcher: its key, the name, Enter.
-fn launch_steps(app: &str) -> Vec<TrajectoryAction> {
+/// Opening `app` from the launcher: its keys, the name, Enter.
+fn launch_steps(app: &str, launcher_keys: &str) -> Vec<TrajectoryAction> {
     let step = |keys: &str, thought: String| TrajectoryAction {
         call: ActionCall::KeyboardInput { keys: keys.into() },
         rect: [0; 4],
@@ -71,11 +73,14 @@ fn launch_steps(app: &str) -> Vec<TrajectoryAction> {
     };
     vec![
         step(
-            LAUNCHER_KEYS,
-            format!("The next part of the task is done in {app}; I open the Application Finder to start it."),
+            launcher_keys,
+            format!("The next part of the task is done in {app}; I open the launcher to start it."),
         ),
         step(app, format!("I type '{app}' to find it.")),
-        step("{ENTER}", format!("{app} is the first match; Enter starts it.")),
+        step(
+            "{ENTER}",
+            format!("{app} is the first match; Enter starts it."),
+        ),
     ]
 }
 
@@ -85,7 +90,7 @@ mod tests {
 
     #[test]
     fn each_application_is_opened_from_the_launcher() {
-        let steps = launch_steps("Mousepad");
+        let steps = launch_steps("Mousepad", "%{F2}");
         let keys: Vec<String> = steps
             .iter()
             .map(|s| match &s.call {
@@ -93,6 +98,6 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(keys, [LAUNCHER_KEYS, "Mousepad", "{ENTER}"]);
+        assert_eq!(keys, ["%{F2}", "Mousepad", "{ENTER}"]);
     }
 }

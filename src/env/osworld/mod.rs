@@ -7,7 +7,10 @@
 //! `--env x11`), acts by running pyautogui programs through `/execute` that
 //! [`script`] writes from typed gestures only, and prepares the desktop with the
 //! setup endpoints (`/setup/launch`, `/setup/upload`, `/setup/open_file`). The
-//! check APIs read the VM's files with `/file` and `/list_directory`.
+//! check APIs read the VM's files with `/file` and `/list_directory`. Within a
+//! task, applications are opened as a person does, from GNOME's overview
+//! ([`LAUNCHER_KEYS`], the name, Enter): the desktop follows what is typed there
+//! and waits for the application it starts.
 //!
 //! Applications come from a catalogue of data files, `resources/osworld/apps/*.toml`
 //! (the same fields as the x11 catalogue: launch command, how to open a file,
@@ -41,6 +44,12 @@ use script::{Button, Gesture};
 
 /// How long a launched application may take to show a window with controls.
 const LAUNCH_LIMIT: Duration = Duration::from_secs(90);
+
+/// The keys that open the launcher of OSWorld's Ubuntu: Super shows GNOME's
+/// overview, whose search field has the focus; typing an application's name
+/// and Enter starts the first match. Task trajectories open each node's
+/// application this way (see [`crate::pipeline::trajectories_real`]).
+pub const LAUNCHER_KEYS: &str = "{LWIN}";
 
 /// The folder of the catalogue in a workspace.
 pub fn catalogue_dir(workspace: &Path) -> PathBuf {
@@ -94,6 +103,9 @@ pub struct OsworldDesktop {
     baseline: BTreeSet<String>,
     /// Applications launched since reset, latest last.
     launched: Vec<String>,
+    /// What was typed into the overview's search since [`LAUNCHER_KEYS`]
+    /// opened it (None: the overview is not open).
+    searching: Option<String>,
     events: Vec<Event>,
     /// The last observation (what actions are resolved against).
     last: Mutex<Option<Observation>>,
@@ -127,6 +139,7 @@ impl OsworldDesktop {
             screen,
             baseline: BTreeSet::new(),
             launched: Vec::new(),
+            searching: None,
             events: Vec::new(),
             last: Mutex::new(None),
         };
@@ -291,6 +304,20 @@ impl OsworldDesktop {
             self.client.launch(&command)?;
         }
         self.launched.push(entry.name.clone());
+        if self.await_window(&entry)? {
+            return Ok(());
+        }
+        Err(fail(format!(
+            "{} shows no window with controls on the accessibility tree as '{}' within {} s",
+            entry.name,
+            entry.accessible_name,
+            LAUNCH_LIMIT.as_secs()
+        )))
+    }
+
+    /// Waits until a window of `entry` shows controls; false when none did
+    /// within [`LAUNCH_LIMIT`].
+    fn await_window(&self, entry: &AppEntry) -> Result<bool, EnvError> {
         let started = Instant::now();
         while started.elapsed() < LAUNCH_LIMIT {
             let apps = self.applications_now()?;
@@ -299,16 +326,44 @@ impl OsworldDesktop {
                 .filter(|t| t.name.eq_ignore_ascii_case(&entry.accessible_name))
                 .any(|t| !real::controls_in(&t.nodes, None, self.screen).is_empty());
             if shows {
-                return Ok(());
+                return Ok(true);
             }
             std::thread::sleep(Duration::from_millis(500));
         }
-        Err(fail(format!(
-            "{} shows no window with controls on the accessibility tree as '{}' within {} s",
-            entry.name,
-            entry.accessible_name,
-            LAUNCH_LIMIT.as_secs()
-        )))
+        Ok(false)
+    }
+
+    /// Follows the overview's search through `action`: [`LAUNCHER_KEYS`] open
+    /// it, typed characters fill its field (Backspace takes one back), and
+    /// Enter starts the catalogue application of the typed name, which is
+    /// returned; any other action leaves the search.
+    fn follow_launcher(&mut self, action: &Action) -> Option<AppEntry> {
+        let ActionCall::KeyboardInput { keys } = &action.call else {
+            self.searching = None;
+            return None;
+        };
+        if keys == LAUNCHER_KEYS {
+            self.searching = Some(String::new());
+            return None;
+        }
+        let typed = self.searching.as_mut()?;
+        for token in crate::env::sim::parse_keys(keys) {
+            match token {
+                crate::env::sim::KeyToken::Char(c) => typed.push(c),
+                crate::env::sim::KeyToken::Combo(k) if k == "{backspace}" => {
+                    typed.pop();
+                }
+                crate::env::sim::KeyToken::Combo(k) if k == "{enter}" => {
+                    let name = self.searching.take().unwrap_or_default();
+                    return self.app(name.trim()).filter(|a| !a.launcher).cloned();
+                }
+                crate::env::sim::KeyToken::Combo(_) => {
+                    self.searching = None;
+                    return None;
+                }
+            }
+        }
+        None
     }
 
     fn applications_now(&self) -> Result<Vec<tree::AppTree>, EnvError> {
@@ -433,15 +488,19 @@ impl OsworldDesktop {
     }
 
     /// Performs `action`; returns whether it reached a control (or needed none)
-    /// and the feedback.
-    fn act(&mut self, action: &Action) -> Result<(bool, String), EnvError> {
+    /// and the feedback. Input into the overview (`searching`) goes to the
+    /// desktop, not to the application in front.
+    fn act(&mut self, action: &Action, searching: bool) -> Result<(bool, String), EnvError> {
         let target = self.find_target(action)?;
-        let app = self
-            .last
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .and_then(|o| o.scene.app.clone());
+        let app = if searching {
+            None
+        } else {
+            self.last
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .and_then(|o| o.scene.app.clone())
+        };
         let plan = plan(action, target.as_ref(), self.screen)?;
         if !plan.gestures.is_empty() {
             self.python(&script::program(&plan.gestures))?;
@@ -611,6 +670,10 @@ impl Environment for OsworldDesktop {
     }
 
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
+        if self.searching.take().is_some() {
+            // The overview a task left open closes with Escape.
+            self.python(&script::program(&[Gesture::Hotkey(vec!["esc"])]))?;
+        }
         self.close_apps()?;
         self.events.clear();
         self.clean_home()?;
@@ -635,7 +698,15 @@ impl Environment for OsworldDesktop {
     }
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
-        let (ok, feedback) = self.act(action)?;
+        let opens_launcher =
+            matches!(&action.call, ActionCall::KeyboardInput { keys } if keys == LAUNCHER_KEYS);
+        let (ok, feedback) = self.act(action, self.searching.is_some() || opens_launcher)?;
+        if let Some(entry) = self.follow_launcher(action) {
+            self.launched.push(entry.name.clone());
+            // A window that does not come in time is left to the next step to
+            // notice, as on x11.
+            self.await_window(&entry)?;
+        }
         self.settle();
         Ok(StepOutcome {
             ok,

@@ -144,6 +144,8 @@ fn named_key(name: &str) -> Option<&'static str> {
         "pgdn" | "pagedown" => "pagedown",
         "insert" | "ins" => "insert",
         "space" => "space",
+        // The Windows (Super) key: on OSWorld's GNOME it opens the overview.
+        "lwin" | "rwin" | "win" | "super" => "win",
         "f1" => "f1",
         "f2" => "f2",
         "f3" => "f3",
@@ -295,6 +297,7 @@ mod tests {
         assert_eq!(combo_keys("%{F4}"), Some(vec!["alt", "f4"]));
         assert_eq!(combo_keys("+{TAB}"), Some(vec!["shift", "tab"]));
         assert_eq!(combo_keys("{ENTER}"), Some(vec!["enter"]));
+        assert_eq!(combo_keys("{LWIN}"), Some(vec!["win"]));
         assert_eq!(combo_keys("{BOGUS}"), None);
         assert_eq!(combo_keys("^é"), None);
         let g = key_gestures("Hello{ENTER}^s").unwrap();
