@@ -797,6 +797,11 @@ fn gedit_workspace() -> common::Workspace {
     ws
 }
 
+/// The global flags that run a command on the loopback VM with one desktop.
+fn on_the_vm(url: &str) -> [&str; 6] {
+    ["--env", "osworld", "--osworld-url", url, "--jobs", "1"]
+}
+
 fn keys_of(actions: &Value) -> Vec<String> {
     actions
         .as_array()
@@ -810,14 +815,7 @@ fn keys_of(actions: &Value) -> Vec<String> {
 fn task_trajectories_open_each_application_from_gnome_s_overview_and_replay() {
     let server = start();
     let ws = gedit_workspace();
-    let env = [
-        "--env",
-        "osworld",
-        "--osworld-url",
-        &server.url,
-        "--jobs",
-        "1",
-    ];
+    let env = on_the_vm(&server.url);
     let report = ws.ok(&[&env[..], &["trajectories"]].concat());
     assert!(
         report.contains("1 replay to full coverage (100.0%)"),
@@ -861,14 +859,7 @@ fn task_trajectories_open_each_application_from_gnome_s_overview_and_replay() {
 fn bench_and_eval_score_runs_on_the_vm() {
     let server = start();
     let ws = gedit_workspace();
-    let env = [
-        "--env",
-        "osworld",
-        "--osworld-url",
-        &server.url,
-        "--jobs",
-        "1",
-    ];
+    let env = on_the_vm(&server.url);
     ws.ok(&[&env[..], &["bench", "--agent", "offline"]].concat());
     let scores: Value = serde_json::from_str(
         &std::fs::read_to_string(ws.file("generated/bench/offline/scores.json")).unwrap(),

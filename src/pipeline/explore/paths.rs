@@ -1062,16 +1062,9 @@ fn producer_plans(
             .iter()
             .find(|x| x.control_type == ControlType::Edit && &x.field_name() == n)
         {
-            pre_steps.push(Step::Type {
-                control: edit.text.clone(),
-                slot: n.clone(),
-            });
-            slots.push(Slot {
-                name: n.clone(),
-                role: SlotRole::Text { field: n.clone() },
-                label: edit.text.clone(),
-                says: edit.says.clone(),
-            });
+            let (step, slot) = typed_slot(edit, n);
+            pre_steps.push(step);
+            slots.push(slot);
             typed_phrases.push(slots.len() - 1);
             continue;
         }
@@ -1149,16 +1142,9 @@ fn producer_plans(
                         .find(|x| x.control_type == ControlType::Edit && x.field_name() == m)
                     {
                         if !slots.iter().any(|s| s.name == m) {
-                            inner.push(Step::Type {
-                                control: edit.text.clone(),
-                                slot: m.clone(),
-                            });
-                            slots.push(Slot {
-                                name: m.clone(),
-                                role: SlotRole::Text { field: m.clone() },
-                                label: edit.text.clone(),
-                                says: edit.says.clone(),
-                            });
+                            let (step, slot) = typed_slot(edit, &m);
+                            inner.push(step);
+                            slots.push(slot);
                             let d = setter
                                 .click
                                 .iter()
@@ -1530,6 +1516,24 @@ fn join_pieces(pieces: &[String]) -> String {
         [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
+}
+
+/// Typing field `name` into Edit `edit`: the step and the text slot it fills.
+fn typed_slot(edit: &ControlSpec, name: &str) -> (Step, Slot) {
+    (
+        Step::Type {
+            control: edit.text.clone(),
+            slot: name.to_string(),
+        },
+        Slot {
+            name: name.to_string(),
+            role: SlotRole::Text {
+                field: name.to_string(),
+            },
+            label: edit.text.clone(),
+            says: edit.says.clone(),
+        },
+    )
 }
 
 fn sets_field(op: &Op, name: &str) -> bool {
