@@ -210,6 +210,10 @@ pub struct Catalog {
     /// `resources/desktop.toml`: the contact list shows "contacts"), for the
     /// edits that suit some content only (an application effect's `suits`).
     pub shows: BTreeMap<String, String>,
+    /// Desktop files that are nobody's work (`incidental` in
+    /// `resources/desktop.toml`: the welcome notes). They stay on the desktop,
+    /// but no explored subtask reads them.
+    pub incidental: BTreeSet<String>,
 }
 
 /// `resources/desktop.toml`: the records on a fresh desktop by kind, and what
@@ -222,6 +226,8 @@ struct DesktopFile {
     initial: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     shows: BTreeMap<String, String>,
+    #[serde(default)]
+    incidental: BTreeSet<String>,
     #[serde(default, rename = "records")]
     _records: Option<toml::Value>,
 }
@@ -306,10 +312,11 @@ impl Catalog {
         }
         let topics = Topics::load(&dir.join("topics.toml"))?;
         let desktop = dir.join("desktop.toml");
-        let shows = if desktop.is_file() {
-            read_toml::<DesktopFile>(&desktop)?.shows
+        let (shows, incidental) = if desktop.is_file() {
+            let file = read_toml::<DesktopFile>(&desktop)?;
+            (file.shows, file.incidental)
         } else {
-            BTreeMap::new()
+            (BTreeMap::new(), BTreeSet::new())
         };
         Ok(Catalog {
             kinds: kinds.kinds,
@@ -318,6 +325,7 @@ impl Catalog {
             capabilities: caps.capabilities,
             topics,
             shows,
+            incidental,
         })
     }
 
@@ -574,6 +582,14 @@ pub fn initial_resources(
                 path: desktop.clone(),
                 message: format!(
                     "[shows] names '{path}', which is neither a file under resources/fixtures nor a record of [initial]"
+                ),
+            });
+        }
+        if let Some(path) = file.incidental.iter().find(|p| !present(p)) {
+            return Err(CatalogError::Invalid {
+                path: desktop.clone(),
+                message: format!(
+                    "incidental names '{path}', which is not a file under resources/fixtures"
                 ),
             });
         }

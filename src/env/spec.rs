@@ -81,6 +81,9 @@ impl ControlType {
 /// the wallpaper): the composer never puts such a change before it.
 /// `for_sending` marks an edit made only so that a file travels (a PDF
 /// compressed): a task that makes it also sends or files the file.
+/// `reviews` marks an edit that is a remark for someone else (a comment on a
+/// PDF): it is made on a file the task was handed, never on one the task made
+/// itself ("Looks good to me" on one's own export).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]
@@ -95,6 +98,8 @@ pub struct Effect {
     pub spoiled_by: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub for_sending: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reviews: bool,
 }
 
 /// The closed vocabulary of effects over the shared desktop state.
@@ -791,6 +796,10 @@ pub fn content_of(apps: &[LoadedApp], subtask: &crate::model::Subtask) -> crate:
         sets,
         spoiled_by,
         for_sending: effects.iter().any(|e| e.for_sending),
+        captures: effects
+            .iter()
+            .any(|e| matches!(e.op, Op::Capture { .. } | Op::Record { .. })),
+        reviews: effects.iter().any(|e| e.reviews),
     }
 }
 

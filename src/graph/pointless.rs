@@ -91,6 +91,13 @@
 //! - an **unsent file** ([`PointlessKind::Unsent`]): an edit made only so
 //!   that a file travels (`for_sending`: a PDF compressed) with nothing in the
 //!   task sending or filing it.
+//! - a **blank capture** ([`PointlessKind::BlankCapture`]): a screenshot or a
+//!   screen recording that reads nothing, so it shows no work of the task
+//!   (readers rejected a recording of the bare desktop mailed as the book
+//!   club's footage).
+//! - a **self review** ([`PointlessKind::SelfReview`]): a remark for someone
+//!   else (`reviews`: a comment on a PDF) left on a file the task made itself
+//!   ("Looks good to me" on one's own deck).
 //!
 //! The composer never keeps a task with any of them ([`pointless`] over its growing
 //! graph); [`task_pointless`] finds them in a stored task for its quality flags.
@@ -220,6 +227,14 @@ pub enum PointlessKind {
     /// files what it makes (`b == a`): a compressed PDF left in a folder. A
     /// node that mails or files it ties it up.
     Unsent,
+    /// Node `a` captures the screen (a screenshot, a recording) and reads
+    /// nothing (`b == a`): it shows no work of the task, whatever it is named
+    /// after.
+    BlankCapture,
+    /// Node `b` leaves a remark for someone else (its effects' `reviews`: a
+    /// comment on a PDF) on a file node `a` made in the task, or one made from
+    /// it: a person comments on what others hand over, not on their own export.
+    SelfReview,
 }
 
 impl PointlessKind {
@@ -1166,6 +1181,28 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::Unsent,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        let content = pool.content(x);
+        if content.captures && pool.slim[x].inputs.is_empty() {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::BlankCapture,
+            });
+        }
+    }
+    for (b, &x) in nodes.iter().enumerate() {
+        if !pool.content(x).reviews {
+            continue;
+        }
+        if let Some(&a) = makers_before(pool, nodes, x).first() {
+            found.push(Pointless {
+                a,
+                b,
+                kind: PointlessKind::SelfReview,
             });
         }
     }
@@ -2609,6 +2646,112 @@ mod tests {
         assert!(
             kinds(&[find("blur", 2)]).is_empty(),
             "a picture of the desktop blurred"
+        );
+    }
+
+    #[test]
+    fn a_capture_that_reads_nothing_is_blank() {
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["png".into()];
+        let photo = "/home/user/Pictures/photo.png";
+        let shot = "/home/user/Pictures/book_club.png";
+        let subs = vec![
+            subtask(
+                "capture",
+                "Screenshot Tool",
+                &[],
+                &["img"],
+                &[&[("img", shot)]],
+            ),
+            subtask(
+                "capture_shown",
+                "Screenshot Tool",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", photo), ("new_img", shot)]],
+            ),
+            subtask(
+                "crop",
+                "Image Editor",
+                &["img"],
+                &["img:new_img"],
+                &[&[("img", shot), ("new_img", "/home/user/Pictures/c.png")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some(photo.into()))].into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| crate::graph::Content {
+            captures: s.id.0.starts_with("capture"),
+            ..Default::default()
+        });
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert_eq!(
+            findings(&pool, &[find("capture"), find("crop")]),
+            vec![(0, 0, PointlessKind::BlankCapture)],
+            "a capture of the bare screen, cropped"
+        );
+        assert!(
+            PointlessKind::BlankCapture.lasting(),
+            "nothing later fills the screen it showed"
+        );
+        assert!(
+            findings(&pool, &[find("capture_shown"), find("crop")]).is_empty(),
+            "a capture of a picture the task opens"
+        );
+    }
+
+    #[test]
+    fn a_comment_goes_on_a_file_someone_handed_over() {
+        let cat = office_catalog();
+        let doc = "/home/user/Documents/deck.docx";
+        let pdf = "/home/user/Documents/deck.pdf";
+        let invoice = "/home/user/Downloads/invoice.pdf";
+        let subs = vec![
+            subtask(
+                "export",
+                "Writer",
+                &["doc"],
+                &["pdf"],
+                &[&[("doc", doc), ("pdf", pdf)]],
+            ),
+            subtask(
+                "comment",
+                "PDF Tool",
+                &["pdf"],
+                &["pdf:out"],
+                &[
+                    &[
+                        ("pdf", pdf),
+                        ("out", "/home/user/Documents/deck_comment.pdf"),
+                    ],
+                    &[
+                        ("pdf", invoice),
+                        ("out", "/home/user/Downloads/invoice_comment.pdf"),
+                    ],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("doc", Some(doc.into())),
+            Resource::new("pdf", Some(invoice.into())),
+        ]
+        .into();
+        let mut pool = Pool::new(&cat, &subs, &initial).unwrap();
+        pool.mark_contents(|s| crate::graph::Content {
+            reviews: s.id.0 == "comment",
+            ..Default::default()
+        });
+        let export = pool.find(&SubtaskId("export".into()), 0).unwrap();
+        let own = pool.find(&SubtaskId("comment".into()), 0).unwrap();
+        let handed = pool.find(&SubtaskId("comment".into()), 1).unwrap();
+        assert_eq!(
+            findings(&pool, &[export, own]),
+            vec![(0, 1, PointlessKind::SelfReview)],
+            "a comment on the task's own export"
+        );
+        assert!(
+            findings(&pool, &[handed]).is_empty(),
+            "a comment on an invoice from the desktop"
         );
     }
 

@@ -226,6 +226,12 @@ pub struct Content {
     /// Its edit is made only so that the file travels (a PDF compressed): a
     /// node of the task must send or file what it makes.
     pub for_sending: bool,
+    /// It captures the screen (a screenshot, a recording): what it makes shows
+    /// whatever is on the screen, so with no input it shows nothing of a task.
+    pub captures: bool,
+    /// Its edit is a remark for someone else (a comment on a PDF): made on a
+    /// file someone handed over, not on one the task itself made.
+    pub reviews: bool,
 }
 
 impl<'a> Pool<'a> {
@@ -903,6 +909,8 @@ pub(crate) mod tests {
             capabilities: vec![],
             topics: Default::default(),
             shows: Default::default(),
+            incidental: Default::default(),
+            incidental: Default::default(),
         }
     }
 

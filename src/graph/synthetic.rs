@@ -101,6 +101,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
         capabilities: caps.capabilities,
         topics: Default::default(),
         shows: Default::default(),
+        incidental: Default::default(),
     })
 }
 

@@ -145,6 +145,12 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::SpoiledEdit => {
                 format!("{b} makes an edit that {a}'s earlier change defeats (a picture shrunk, then made the wallpaper)")
             }
+            PointlessKind::BlankCapture => {
+                format!("{a} captures the screen with nothing of the task on it")
+            }
+            PointlessKind::SelfReview => {
+                format!("{b} leaves a remark for someone else on a file {a} made in the task (a comment on one's own export)")
+            }
         });
     }
     let artefacts = template_artefacts(high);

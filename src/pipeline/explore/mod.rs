@@ -741,8 +741,14 @@ fn request(
         .spec
         .clone();
     let mut known: BTreeMap<Resource, String> = BTreeMap::new();
+    // A desktop file that is nobody's work (a welcome note) is read by no
+    // subtask: readers rejected it copied to a colleague or printed and mailed.
     for r in initial {
-        if r.parameter.is_some() {
+        let incidental = r
+            .parameter
+            .as_ref()
+            .is_some_and(|p| catalog.incidental.contains(p));
+        if r.parameter.is_some() && !incidental {
             known.insert(r.clone(), "desktop".into());
         }
     }
