@@ -218,7 +218,8 @@ pub struct Catalog {
 
 /// `resources/desktop.toml`: the records on a fresh desktop by kind, and what
 /// its files show. (`records`, the fields of those records beyond their key,
-/// is the simulated desktop's, read where it loads: [`crate::env::sim`].)
+/// and `pages`, the text of its web pages, are the simulated desktop's, read
+/// where it loads: [`crate::env::sim`].)
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DesktopFile {
@@ -230,6 +231,8 @@ struct DesktopFile {
     incidental: BTreeSet<String>,
     #[serde(default, rename = "records")]
     _records: Option<toml::Value>,
+    #[serde(default, rename = "pages")]
+    _pages: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]

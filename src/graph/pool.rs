@@ -910,7 +910,6 @@ pub(crate) mod tests {
             topics: Default::default(),
             shows: Default::default(),
             incidental: Default::default(),
-            incidental: Default::default(),
         }
     }
 

@@ -1064,9 +1064,10 @@ fn apply_op(
             let u = fill_in(state, url).trim().to_string();
             let found = canonical_url(&state.known_urls, &u)
                 .ok_or_else(|| format!("This site can't be reached: {u}"))?;
+            let text = page_text(state, &found);
             let w = &mut state.windows[wi];
             w.fields.insert("url".into(), found.clone());
-            w.fields.insert("page".into(), page_text(&found));
+            w.fields.insert("page".into(), text);
             state
                 .collections
                 .entry("history".into())
@@ -1086,7 +1087,7 @@ fn apply_op(
             let p = with_ext(path_of(state, wi, path)?, &["html".into()])?;
             let html = format!(
                 "<html><head><title>{url}</title></head><body>{}</body></html>",
-                page_text(&url)
+                page_text(state, &url)
             );
             state.vfs.write(&p, html).map_err(|e| e.to_string())?;
             state.written.push(p.clone());
@@ -1174,7 +1175,19 @@ fn canonical_url(known: &std::collections::BTreeSet<String>, u: &str) -> Option<
     known.iter().find(|k| strip(k) == want).cloned()
 }
 
-fn page_text(url: &str) -> String {
+/// What the page at `url` shows: its text from `desktop.toml`'s `[pages]`
+/// (the `pages` collection), else a generic home page of its site.
+pub(crate) fn page_text(state: &DesktopState, url: &str) -> String {
+    let listed = state
+        .collections
+        .get(super::PAGES)
+        .into_iter()
+        .flatten()
+        .find(|r| r.get("url").map(String::as_str) == Some(url))
+        .and_then(|r| r.get("text"));
+    if let Some(text) = listed {
+        return text.clone();
+    }
     let host = url
         .trim_start_matches("https://")
         .trim_start_matches("http://")

@@ -137,6 +137,9 @@ pub struct Window {
     pub focus: Option<String>,
 }
 
+/// The collection holding the text of the web pages `desktop.toml` describes.
+pub(crate) const PAGES: &str = "pages";
+
 /// One record of a collection: field name -> value.
 pub type Record = BTreeMap<String, String>;
 
@@ -218,27 +221,58 @@ impl SimDesktop {
         let catalog = Catalog::load(workspace)?;
         let vfs = Vfs::from_host(&workspace.join("resources").join("fixtures"))?;
         let desktop = workspace.join("resources").join("desktop.toml");
-        let (initial_records, record_fields) = if desktop.is_file() {
+        let (initial_records, record_fields, pages) = if desktop.is_file() {
             #[derive(Deserialize)]
             struct DesktopFile {
                 #[serde(default)]
                 initial: BTreeMap<String, Vec<String>>,
                 #[serde(default)]
                 records: BTreeMap<String, Vec<Record>>,
+                #[serde(default)]
+                pages: BTreeMap<String, String>,
             }
             let file: DesktopFile = crate::resources::read_toml(&desktop)?;
-            (file.initial, file.records)
+            (file.initial, file.records, file.pages)
         } else {
-            (BTreeMap::new(), BTreeMap::new())
+            (BTreeMap::new(), BTreeMap::new(), BTreeMap::new())
         };
         let mut desk = SimDesktop::from_parts(apps, catalog.kinds, vfs, &initial_records)?;
-        desk.fill_records(&record_fields).map_err(|message| {
-            crate::resources::CatalogError::Invalid {
-                path: desktop.clone(),
-                message,
-            }
-        })?;
+        let invalid = |message| crate::resources::CatalogError::Invalid {
+            path: desktop.clone(),
+            message,
+        };
+        desk.fill_records(&record_fields).map_err(invalid)?;
+        desk.fill_pages(&pages).map_err(invalid)?;
         Ok(desk)
+    }
+
+    /// Gives the web pages `desktop.toml`'s `[pages]` lists the text they show
+    /// (a recipe's steps, an article's lines), kept in the `pages` collection
+    /// (records of `url` and `text`) where the browser reads them
+    /// ([`effects::page_text`]); a page not listed shows a generic home page.
+    ///
+    /// # Errors
+    /// A page whose address `[initial]` does not list as a `url`.
+    pub fn fill_pages(&mut self, pages: &BTreeMap<String, String>) -> Result<(), String> {
+        for (url, text) in pages {
+            if !self.state.known_urls.contains(url) {
+                return Err(format!(
+                    "[pages] gives text to '{url}', which [initial] does not list under url"
+                ));
+            }
+            let record: Record = [("url", url), ("text", text)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+                .collect();
+            self.state
+                .collections
+                .entry(PAGES.into())
+                .or_default()
+                .push(record);
+        }
+        self.initial = Arc::new(self.state.clone());
+        self.refresh();
+        Ok(())
     }
 
     /// Gives the initial records the fields `desktop.toml`'s `[records]` lists

@@ -48,7 +48,7 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
                 format!("after steps {}", text::join_and(&items))
             }
         };
-        let actions: Vec<String> = trajectory.actions.iter().map(action_phrase).collect();
+        let actions = phrases(&trajectory.actions);
         let instruction = node
             .instruction
             .split_whitespace()
@@ -64,9 +64,30 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
     Some(lines.join("\n"))
 }
 
-/// One recorded action in words.
-fn action_phrase(action: &TrajectoryAction) -> String {
-    let control = action.control_text.trim();
+/// A node's recorded actions in words. A text box shows what was typed into
+/// it, so a recording names a box typed into twice by its first value ("type
+/// 'b.sh' into 'a.sh'"); it is named as it was before (`File name`).
+fn phrases(actions: &[TrajectoryAction]) -> Vec<String> {
+    let mut named: BTreeMap<String, String> = BTreeMap::new();
+    actions
+        .iter()
+        .map(|a| {
+            let control = a.control_text.trim();
+            let ActionCall::KeyboardInput { keys } = &a.call else {
+                return action_phrase(a, control);
+            };
+            if control.is_empty() || is_key_combo(keys) {
+                return action_phrase(a, control);
+            }
+            let name = named.get(control).cloned().unwrap_or(control.to_string());
+            named.insert(literal(keys), name.clone());
+            action_phrase(a, &name)
+        })
+        .collect()
+}
+
+/// One recorded action in words, on the control called `control`.
+fn action_phrase(action: &TrajectoryAction, control: &str) -> String {
     match &action.call {
         ActionCall::ClickInput { double: true, .. } => format!("double-click '{control}'"),
         ActionCall::ClickInput { button, .. } if button == "right" => {
@@ -124,19 +145,27 @@ mod tests {
         let key: TrajectoryAction = serde_json::from_value(serde_json::json!({
             "function": "keyboard_input", "args": {"keys": "^s"}, "control_text": ""}))
         .unwrap();
-        assert_eq!(action_phrase(&click), "click 'Compress'");
-        assert_eq!(
-            action_phrase(&typed),
-            "type '/home/user/a.txt' into 'File name'"
-        );
-        assert_eq!(action_phrase(&key), "press ^s");
+        let phrase = |a: &TrajectoryAction| action_phrase(a, a.control_text.trim());
+        assert_eq!(phrase(&click), "click 'Compress'");
+        assert_eq!(phrase(&typed), "type '/home/user/a.txt' into 'File name'");
+        assert_eq!(phrase(&key), "press ^s");
         let escaped: TrajectoryAction = serde_json::from_value(serde_json::json!({
             "function": "keyboard_input", "args": {"keys": "cat {~}/a{+}b.txt"},
             "control_text": "Command"}))
         .unwrap();
+        assert_eq!(phrase(&escaped), "type 'cat ~/a+b.txt' into 'Command'");
+        let retyped: TrajectoryAction = serde_json::from_value(serde_json::json!({
+            "function": "keyboard_input", "args": {"keys": "/home/user/b.txt"},
+            "control_text": "/home/user/a.txt"}))
+        .unwrap();
         assert_eq!(
-            action_phrase(&escaped),
-            "type 'cat ~/a+b.txt' into 'Command'"
+            phrases(&[typed, click, retyped]),
+            [
+                "type '/home/user/a.txt' into 'File name'",
+                "click 'Compress'",
+                "type '/home/user/b.txt' into 'File name'"
+            ],
+            "a box typed into twice keeps its name"
         );
     }
 }
