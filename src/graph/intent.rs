@@ -48,13 +48,20 @@ pub fn statement(
         // A message or record that carries files made in the task says which
         // ("the e-mail 'Trip' sent with the archive '.../trip.zip'"): the
         // files are what the work before it was for.
-        let carried: Vec<String> = node
+        let carried_files: Vec<&Resource> = node
             .inputs
             .iter()
             .filter(|r| produced.contains(r) && r.parameter.is_some())
             .filter(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.is_path()))
-            .map(|r| phrase(catalog, r, node))
             .collect();
+        let carried = if carried_files.len() > MAX_NAMED_FILES {
+            by_kind(catalog, &carried_files, node)
+        } else {
+            carried_files
+                .iter()
+                .map(|r| phrase(catalog, r, node))
+                .collect()
+        };
         for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
             let mut p = phrase(catalog, r, node);
             let delivers = catalog.kinds.get(&r.kind).is_some_and(|k| k.delivers());
@@ -112,6 +119,41 @@ pub fn statement(
     }
     sentence.push('.');
     sentence
+}
+
+/// Most files a message or record is said to carry by name: more read as an
+/// inventory of paths ("sent with '/home/user/...', '/home/user/...', ..."),
+/// so they are said by kind ("sent with the web page file, two images and
+/// the workbook"); the instruction names each.
+const MAX_NAMED_FILES: usize = 2;
+
+/// `files` said by kind, in order of first appearance, a kind met more than
+/// once counted ("two images").
+fn by_kind(catalog: &Catalog, files: &[&Resource], node: &IntentNode<'_>) -> Vec<String> {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for r in files {
+        let plain = match catalog.kinds.get(&r.kind) {
+            Some(kind) => kind.phrase_in_app(node.application, None),
+            None => format!("the {}", r.kind.replace('_', " ")),
+        };
+        match kinds.iter_mut().find(|(p, _)| *p == plain) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((plain, 1)),
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|(plain, n)| match n {
+            1 => plain,
+            n => {
+                let noun = plain.strip_prefix("the ").unwrap_or(&plain);
+                let count = ["two", "three", "four", "five", "six"]
+                    .get(n - 2)
+                    .map_or_else(|| n.to_string(), |w| w.to_string());
+                format!("{count} {noun}s")
+            }
+        })
+        .collect()
 }
 
 fn push_new(list: &mut Vec<String>, item: String) {
@@ -289,6 +331,38 @@ mod tests {
                 && s.contains("'/home/user/Documents/trip.zip'"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn a_message_carrying_many_files_says_them_by_kind() {
+        let cat = catalog();
+        let made = [
+            r("img_path", Some("/home/user/Pictures/a.png")),
+            r("img_path", Some("/home/user/Pictures/b.png")),
+            r("pdf_path", Some("/home/user/Documents/c.pdf")),
+        ];
+        let mut mail_in = made.to_vec();
+        mail_in.push(r("email_address", Some("bob@example.com")));
+        let sent = [r("email_sent", Some("Trip"))];
+        let makers: Vec<[Resource; 1]> = made.iter().map(|m| [m.clone()]).collect();
+        let mut nodes: Vec<IntentNode<'_>> = makers
+            .iter()
+            .map(|out| IntentNode {
+                application: "Image Editor",
+                instruction: "In Image Editor, save it.",
+                inputs: &[],
+                outputs: out,
+            })
+            .collect();
+        nodes.push(IntentNode {
+            application: "Mail",
+            instruction: "In Mail, send the e-mail 'Trip' to 'bob@example.com' with '/home/user/Pictures/a.png', '/home/user/Pictures/b.png' and '/home/user/Documents/c.pdf' attached.",
+            inputs: &mail_in,
+            outputs: &sent,
+        });
+        let s = statement(&cat, &nodes, &[0, 1, 2, 3], None);
+        assert!(!s.contains("/home/user"), "{s}");
+        assert!(s.contains("sent with two "), "{s}");
     }
 
     #[test]
