@@ -1109,6 +1109,9 @@ fn apply_op(
             let tail: Vec<&str> = log.lines().rev().take(8).collect();
             let log = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
             w.fields.insert("output".into(), log);
+            // What the last command printed, without the prompt line: what a
+            // person copies (a reader found '$ cat ...' pasted into a deck).
+            w.fields.insert("last_output".into(), out);
             Ok(None)
         }
         Op::Message { text } => Ok(Some(fill_in(state, text))),

@@ -1542,7 +1542,7 @@ fn sets_field(op: &Op, name: &str) -> bool {
         Op::Evaluate { into, .. } => into == name,
         Op::Capture { .. } => name == "last_capture",
         Op::Record { .. } => name == "last_recording",
-        Op::Run { .. } => name == "output",
+        Op::Run { .. } => name == "output" || name == "last_output",
         Op::Paste { into, .. } => into == name,
         Op::AppendField { field, .. } => field == name,
         // A state a control turns on (a recording started), not one it clears.
