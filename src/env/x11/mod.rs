@@ -20,7 +20,7 @@ pub mod session;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use super::{
@@ -441,18 +441,9 @@ impl X11Desktop {
     }
 
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
-        let (app, title, controls) = self.front()?;
+        let front = self.front()?;
         let png = self.display.capture_png()?;
-        let scene = super::real::scene_of(&title, app.as_ref().map(|a| a.name.clone()), &controls);
-        let obs = Observation {
-            window_title: title,
-            controls,
-            feedback,
-            scene,
-            captured: Some(Arc::new(png)),
-        };
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
-        Ok(obs)
+        Ok(super::real::observed(front, png, feedback, &self.last))
     }
 
     /// Waits until the application has answered the last action: at least
@@ -460,22 +451,11 @@ impl X11Desktop {
     /// over 120 ms (a dialog that is still opening, a menu still filling), at
     /// most 3 s.
     fn settle(&self) {
-        std::thread::sleep(Duration::from_millis(150));
-        let look = |me: &X11Desktop| {
-            me.front()
-                .ok()
-                .map(|(_, title, controls)| (title, controls))
-        };
-        let started = std::time::Instant::now();
-        let mut before = look(self);
-        while started.elapsed() < Duration::from_secs(3) {
-            std::thread::sleep(Duration::from_millis(120));
-            let now = look(self);
-            if now == before {
-                return;
-            }
-            before = now;
-        }
+        super::real::settle(
+            Duration::from_millis(150),
+            Duration::from_millis(120),
+            || self.front().ok().map(|(_, t, c)| (t, c)),
+        );
     }
 
     /// The window in front when it is a dialog (transient for another window).
@@ -739,11 +719,7 @@ impl Environment for X11Desktop {
     }
 
     fn applications(&self) -> Vec<String> {
-        self.apps
-            .iter()
-            .filter(|a| !a.launcher)
-            .map(|a| a.name.clone())
-            .collect()
+        super::real::app_names(&self.apps)
     }
 
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
@@ -773,9 +749,7 @@ impl Environment for X11Desktop {
         }
         self.session.hand_over(&self.session.home)?;
         // The previous task's clipboard must not leak into this one.
-        let clipboard = setup.clipboard_text.as_deref().unwrap_or("");
-        self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(clipboard))
-            .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))?;
+        super::real::Inputs::set_clipboard(self, setup.clipboard_text.as_deref().unwrap_or(""))?;
         for app in &setup.launch {
             self.launch(app, None)?;
         }
@@ -839,38 +813,41 @@ impl Environment for X11Desktop {
         input: &Resource,
         _params: &ParameterSet,
     ) -> Result<(), String> {
-        let cannot = || format!("input resource {input} cannot be prepared on a real desktop");
-        let kind = self.catalog.kinds.get(&input.kind).ok_or_else(cannot)?;
-        let param = input.parameter.clone().unwrap_or_default();
-        if kind.directory || !kind.file_kinds.is_empty() {
-            let host = self.host_path(&param).ok_or_else(cannot)?;
-            let made = if kind.directory {
-                std::fs::create_dir_all(&host)
-            } else {
-                // A real application must be able to open it: a copy of an initial
-                // file with the same extension when there is one, else text.
-                let content = super::real::prepared_content(&self.fixtures, &param);
-                host.parent()
-                    .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&host, content))
-            };
-            made.map_err(|e| format!("{}: {e}", cannot()))?;
-            return self
-                .session
-                .hand_over(&self.session.home)
-                .map_err(|e| format!("{}: {e}", cannot()));
-        }
-        if matches!(
-            input.kind.as_str(),
-            "text_in_clipboard" | "table_in_clipboard"
-        ) {
-            let text = super::real::prepared_clipboard(&param);
-            return self
-                .run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
-                .map(|_| ())
-                .ok_or_else(cannot);
-        }
-        Err(cannot())
+        super::real::prepare(
+            &self.catalog,
+            &self.fixtures,
+            input,
+            "on a real desktop",
+            self,
+        )
+    }
+}
+
+impl super::real::Inputs for X11Desktop {
+    fn make_dir(&self, path: &str) -> Result<(), EnvError> {
+        let host = self
+            .host_path(path)
+            .ok_or_else(|| fail(format!("'{path}' is not under {HOME}")))?;
+        std::fs::create_dir_all(&host).map_err(|source| EnvError::Io { path: host, source })?;
+        self.session.hand_over(&self.session.home)
+    }
+
+    /// Writes `content` (a real application must be able to open it).
+    fn write_file(&self, path: &str, content: Vec<u8>) -> Result<(), EnvError> {
+        let host = self
+            .host_path(path)
+            .ok_or_else(|| fail(format!("'{path}' is not under {HOME}")))?;
+        host.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&host, content))
+            .map_err(|source| EnvError::Io { path: host, source })?;
+        self.session.hand_over(&self.session.home)
+    }
+
+    fn set_clipboard(&self, text: &str) -> Result<(), EnvError> {
+        self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
+            .map(drop)
+            .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))
     }
 }
 
@@ -903,10 +880,8 @@ impl Probes for X11Desktop {
     }
 
     fn screen_texts(&self) -> Vec<String> {
-        self.control_texts()
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect()
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        super::real::screen_texts(last.as_ref())
     }
 
     fn window_titles(&self) -> Vec<String> {
