@@ -260,3 +260,43 @@ fn a_dropped_desktop_leaves_no_process_behind() {
         .collect();
     assert!(alive.is_empty(), "still alive after the drop: {alive:?}");
 }
+
+/// An application already in front, named again in the launcher (as a task
+/// trajectory's second node of one application does), answers at once: Mousepad
+/// opens a tab in the same window, which used to count as no answer and cost
+/// the launcher's whole wait (the catalogue's longest `start_secs`, 120 s).
+#[test]
+fn an_open_application_named_again_in_the_launcher_answers_without_the_long_wait() {
+    if !common::x11_available(&["mousepad", "xclip", "xfce4-appfinder"]) {
+        return;
+    }
+    let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut desk = X11Desktop::open(ws, 0).unwrap();
+    let first = desk
+        .reset(&Setup {
+            launch: vec!["Mousepad".into()],
+            ..Setup::default()
+        })
+        .unwrap();
+    assert!(
+        first.window_title.contains("Mousepad"),
+        "{}",
+        first.window_title
+    );
+    for keys_typed in [synth::env::x11::LAUNCHER_KEYS, "Mousepad"] {
+        assert!(desk.step(&keys("", keys_typed)).unwrap().ok);
+    }
+    let started = std::time::Instant::now();
+    let after = desk.step(&keys("", "{ENTER}")).unwrap();
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(45),
+        "Enter in the launcher took {took:?}"
+    );
+    assert!(
+        after.observation.window_title.contains("Mousepad"),
+        "{}",
+        after.observation.window_title
+    );
+    assert_ne!(after.observation.window_title, first.window_title);
+}

@@ -5,9 +5,8 @@
 //! on the real desktop and scored as eval scores it); eval scores the run cut
 //! before its last step as failed.
 //!
-//! One node keeps the test short: a second launch of Mousepad in a task
-//! sometimes waits out the launcher's limit (120 s) before its window counts
-//! as in front, which `synth --env x11 trajectories` meets too.
+//! One node keeps the test short (a second launch of an open application is
+//! `tests/x11_desktop.rs`'s).
 //!
 //! Needs `xvfb openbox dbus at-spi2-core xclip mousepad xfce4-appfinder` (the
 //! launcher; `.ci/run` installs them). Without them the test says so and

@@ -452,6 +452,93 @@ pub fn prepared_clipboard(param: &str) -> &str {
     }
 }
 
+/// How a real desktop makes a subtask's input: a folder, a file (task paths
+/// under [`HOME`]) or the clipboard's text.
+pub trait Inputs {
+    fn make_dir(&self, path: &str) -> Result<(), EnvError>;
+    fn write_file(&self, path: &str, content: Vec<u8>) -> Result<(), EnvError>;
+    fn set_clipboard(&self, text: &str) -> Result<(), EnvError>;
+}
+
+/// Prepares `input` on a real desktop through `desk`: a folder is made, a file
+/// written with [`prepared_content`], a clipboard input set with
+/// [`prepared_clipboard`]; any other kind cannot be prepared. `place` ends the
+/// error ("on a real desktop").
+pub fn prepare(
+    catalog: &Catalog,
+    fixtures: &[PathBuf],
+    input: &Resource,
+    place: &str,
+    desk: &dyn Inputs,
+) -> Result<(), String> {
+    let cannot = || format!("input resource {input} cannot be prepared {place}");
+    let kind = catalog.kinds.get(&input.kind).ok_or_else(cannot)?;
+    let param = input.parameter.clone().unwrap_or_default();
+    let made = if kind.directory {
+        desk.make_dir(&param)
+    } else if !kind.file_kinds.is_empty() {
+        desk.write_file(&param, prepared_content(fixtures, &param))
+    } else if matches!(
+        input.kind.as_str(),
+        "text_in_clipboard" | "table_in_clipboard"
+    ) {
+        desk.set_clipboard(prepared_clipboard(&param))
+    } else {
+        return Err(cannot());
+    };
+    made.map_err(|e| format!("{}: {e}", cannot()))
+}
+
+/// The observation of a real desktop showing `front` (its application, the
+/// window title and controls) on the captured screen `png`; it becomes `last`,
+/// what the next action is resolved against.
+pub fn observed(
+    front: (Option<AppEntry>, String, Vec<ControlInfo>),
+    png: Vec<u8>,
+    feedback: Option<String>,
+    last: &std::sync::Mutex<Option<Observation>>,
+) -> Observation {
+    let (app, title, controls) = front;
+    let obs = Observation {
+        scene: scene_of(&title, app.map(|a| a.name), &controls),
+        window_title: title,
+        controls,
+        feedback,
+        captured: Some(std::sync::Arc::new(png)),
+    };
+    *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
+    obs
+}
+
+/// Waits until a real application has answered the last action: `first`, then
+/// until `look` (the window in front and its controls) reads the same twice
+/// `poll` apart, at most 3 s.
+pub fn settle<T: PartialEq>(
+    first: std::time::Duration,
+    poll: std::time::Duration,
+    mut look: impl FnMut() -> T,
+) {
+    std::thread::sleep(first);
+    let started = std::time::Instant::now();
+    let mut before = look();
+    while started.elapsed() < std::time::Duration::from_secs(3) {
+        std::thread::sleep(poll);
+        let now = look();
+        if now == before {
+            return;
+        }
+        before = now;
+    }
+}
+
+/// The names of a catalogue's applications, the launcher left out.
+pub fn app_names(apps: &[AppEntry]) -> Vec<String> {
+    apps.iter()
+        .filter(|a| !a.launcher)
+        .map(|a| a.name.clone())
+        .collect()
+}
+
 /// Does `resource` hold on a real desktop whose check APIs read `probes`?
 pub fn holds(catalog: &Catalog, probes: &dyn Probes, resource: &Resource) -> bool {
     let Some(kind) = catalog.kinds.get(&resource.kind) else {
@@ -481,6 +568,15 @@ pub fn control_texts(last: Option<&Observation>) -> Vec<String> {
     let mut out = vec![obs.window_title.clone()];
     out.extend(obs.controls.iter().map(|c| c.control_text.clone()));
     out
+}
+
+/// The texts shown on screen in the last observation: [`control_texts`]
+/// without the empty ones.
+pub fn screen_texts(last: Option<&Observation>) -> Vec<String> {
+    control_texts(last)
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// A task path under [`HOME`] with no `..`: the part after the home ("a/b.txt").

@@ -112,7 +112,12 @@ pub fn step_examples(cx: &ExportCx<'_>) -> Vec<StepExample> {
                 .steps
                 .get(k)
                 .map_or(replay.final_title.as_str(), |s| s.window_title.as_str());
-            prompt.push_str(&format!("Current window: {title}\nCurrent screenshot:"));
+            let window = if title.trim().is_empty() {
+                "none (the desktop is empty)"
+            } else {
+                title
+            };
+            prompt.push_str(&format!("Current window: {window}\nCurrent screenshot:"));
             let answer = match traj.actions.get(k) {
                 Some(a) => {
                     let control = replay.steps[k].control.as_ref();
@@ -144,7 +149,10 @@ pub fn step_examples(cx: &ExportCx<'_>) -> Vec<StepExample> {
 }
 
 fn observation_text(description: &str, title: &str) -> String {
-    if description.trim().is_empty() {
+    if description.trim().is_empty() && title.trim().is_empty() {
+        // A real desktop before its first application starts.
+        "No window is open: the desktop is empty.".to_string()
+    } else if description.trim().is_empty() {
         format!("The window '{title}' is shown.")
     } else {
         description.to_string()
@@ -199,5 +207,26 @@ fn finish_answer(space: ActionSpace, title: &str) -> String {
             };
             format!("Thought: {thought}\nAction: {done}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::observation_text;
+
+    #[test]
+    fn a_step_on_an_empty_desktop_says_no_window_is_open() {
+        assert_eq!(
+            observation_text("", ""),
+            "No window is open: the desktop is empty."
+        );
+        assert_eq!(
+            observation_text("", "Notes"),
+            "The window 'Notes' is shown."
+        );
+        assert_eq!(
+            observation_text("Notes shows a list.", ""),
+            "Notes shows a list."
+        );
     }
 }

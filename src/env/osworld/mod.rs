@@ -29,7 +29,7 @@ pub mod tree;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::real::{self, AppEntry, HOME};
@@ -420,35 +420,20 @@ impl OsworldDesktop {
     }
 
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
-        let (app, title, controls) = self.front()?;
+        let front = self.front()?;
         let png = self.client.screenshot()?;
-        let obs = Observation {
-            scene: real::scene_of(&title, app.as_ref().map(|a| a.name.clone()), &controls),
-            window_title: title,
-            controls,
-            feedback,
-            captured: Some(Arc::new(png)),
-        };
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
-        Ok(obs)
+        Ok(real::observed(front, png, feedback, &self.last))
     }
 
     /// Waits until the application has answered the last action: at least
     /// 300 ms, then until the window in front and its controls stay the same
     /// between two reads of the tree, at most 3 s.
     fn settle(&self) {
-        std::thread::sleep(Duration::from_millis(300));
-        let look = |me: &OsworldDesktop| me.front().ok().map(|(_, t, c)| (t, c));
-        let started = Instant::now();
-        let mut before = look(self);
-        while started.elapsed() < Duration::from_secs(3) {
-            std::thread::sleep(Duration::from_millis(200));
-            let now = look(self);
-            if now == before {
-                return;
-            }
-            before = now;
-        }
+        real::settle(
+            Duration::from_millis(300),
+            Duration::from_millis(200),
+            || self.front().ok().map(|(_, t, c)| (t, c)),
+        );
     }
 
     /// The control `action` names: in the last observation, else on the screen
@@ -662,11 +647,7 @@ impl Environment for OsworldDesktop {
     }
 
     fn applications(&self) -> Vec<String> {
-        self.apps
-            .iter()
-            .filter(|a| !a.launcher)
-            .map(|a| a.name.clone())
-            .collect()
+        real::app_names(&self.apps)
     }
 
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
@@ -728,24 +709,29 @@ impl Environment for OsworldDesktop {
         input: &Resource,
         _params: &ParameterSet,
     ) -> Result<(), String> {
-        let cannot = || format!("input resource {input} cannot be prepared in the OSWorld VM");
-        let kind = self.catalog.kinds.get(&input.kind).ok_or_else(cannot)?;
-        let param = input.parameter.clone().unwrap_or_default();
-        let made = if kind.directory {
-            real::home_relative(&param).ok_or_else(cannot)?;
-            self.make_dirs(&BTreeSet::from([param.clone()]))
-        } else if !kind.file_kinds.is_empty() {
-            let content = real::prepared_content(&self.fixtures, &param);
-            self.write_files(&[(param.clone(), content)])
-        } else if matches!(
-            input.kind.as_str(),
-            "text_in_clipboard" | "table_in_clipboard"
-        ) {
-            self.set_clipboard(real::prepared_clipboard(&param))
-        } else {
-            return Err(cannot());
-        };
-        made.map_err(|e| format!("{}: {e}", cannot()))
+        real::prepare(
+            &self.catalog,
+            &self.fixtures,
+            input,
+            "in the OSWorld VM",
+            self,
+        )
+    }
+}
+
+impl real::Inputs for OsworldDesktop {
+    fn make_dir(&self, path: &str) -> Result<(), EnvError> {
+        real::home_relative(path)
+            .ok_or_else(|| EnvError::Setup(format!("'{path}' is not under {HOME}")))?;
+        self.make_dirs(&BTreeSet::from([path.to_string()]))
+    }
+
+    fn write_file(&self, path: &str, content: Vec<u8>) -> Result<(), EnvError> {
+        self.write_files(&[(path.to_string(), content)])
+    }
+
+    fn set_clipboard(&self, text: &str) -> Result<(), EnvError> {
+        OsworldDesktop::set_clipboard(self, text)
     }
 }
 
@@ -778,10 +764,8 @@ impl Probes for OsworldDesktop {
     }
 
     fn screen_texts(&self) -> Vec<String> {
-        self.control_texts()
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect()
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        real::screen_texts(last.as_ref())
     }
 
     fn window_titles(&self) -> Vec<String> {

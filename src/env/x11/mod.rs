@@ -20,7 +20,7 @@ pub mod session;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use super::{
@@ -72,6 +72,38 @@ enum WindowWait {
     Exited(String),
 }
 
+/// The window in front while a launch from the launcher is awaited: an
+/// application's window (not the launcher's) whose controls are readable.
+struct Front<'a> {
+    window: u32,
+    title: &'a str,
+    /// Whether it is the application whose name was typed into the launcher.
+    named: bool,
+}
+
+/// Whether the application started from the launcher has answered, with
+/// `front` in front and `behind` the window (id, title) the launcher was opened
+/// over: another window is in front (a new application or a new window of the
+/// same one); or the named application is in front in that same window with a
+/// new title (a new document or tab of it, as Mousepad opens); or, with the
+/// same title, once `handed_over` says every process started since Enter has
+/// exited (what the launcher started passed the request to the open instance,
+/// which only raised its window). An application that is still starting in the
+/// background leaves the old window in front and is waited for.
+fn launch_answered(
+    behind: Option<(u32, &str)>,
+    front: &Front<'_>,
+    handed_over: impl FnOnce() -> bool,
+) -> bool {
+    let Some((id, title)) = behind else {
+        return true;
+    };
+    if front.window != id {
+        return true;
+    }
+    front.named && (front.title != title || handed_over())
+}
+
 /// A real desktop on an X display.
 pub struct X11Desktop {
     session: session::Session,
@@ -83,10 +115,14 @@ pub struct X11Desktop {
     /// desktop's own (real PDFs, workbooks and images under the same names).
     fixtures: [PathBuf; 2],
     launched: Vec<(String, Child)>,
-    /// The window that was in front when the launcher was opened: after Enter
-    /// in the launcher, the application it starts is in front once another
-    /// window is (the launcher closes at once and hands the front back to it).
-    behind_launcher: Option<u32>,
+    /// The window that was in front when the launcher was opened (id and
+    /// title): after Enter in the launcher, the application it starts is in
+    /// front once another window is (the launcher closes at once and hands the
+    /// front back to it), or once this one shows a new document of it.
+    behind_launcher: Option<(u32, String)>,
+    /// What was typed into the launcher since it was opened (the application's
+    /// name, in task trajectories).
+    launcher_query: String,
     events: Vec<Event>,
     /// The last observation (what actions are resolved against).
     last: Mutex<Option<Observation>>,
@@ -134,6 +170,7 @@ impl X11Desktop {
             fixtures: super::real::fixture_dirs(workspace),
             launched: Vec::new(),
             behind_launcher: None,
+            launcher_query: String::new(),
             events: Vec::new(),
             last: Mutex::new(None),
         })
@@ -404,18 +441,9 @@ impl X11Desktop {
     }
 
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
-        let (app, title, controls) = self.front()?;
+        let front = self.front()?;
         let png = self.display.capture_png()?;
-        let scene = super::real::scene_of(&title, app.as_ref().map(|a| a.name.clone()), &controls);
-        let obs = Observation {
-            window_title: title,
-            controls,
-            feedback,
-            scene,
-            captured: Some(Arc::new(png)),
-        };
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(obs.clone());
-        Ok(obs)
+        Ok(super::real::observed(front, png, feedback, &self.last))
     }
 
     /// Waits until the application has answered the last action: at least
@@ -423,22 +451,11 @@ impl X11Desktop {
     /// over 120 ms (a dialog that is still opening, a menu still filling), at
     /// most 3 s.
     fn settle(&self) {
-        std::thread::sleep(Duration::from_millis(150));
-        let look = |me: &X11Desktop| {
-            me.front()
-                .ok()
-                .map(|(_, title, controls)| (title, controls))
-        };
-        let started = std::time::Instant::now();
-        let mut before = look(self);
-        while started.elapsed() < Duration::from_secs(3) {
-            std::thread::sleep(Duration::from_millis(120));
-            let now = look(self);
-            if now == before {
-                return;
-            }
-            before = now;
-        }
+        super::real::settle(
+            Duration::from_millis(150),
+            Duration::from_millis(120),
+            || self.front().ok().map(|(_, t, c)| (t, c)),
+        );
     }
 
     /// The window in front when it is a dialog (transient for another window).
@@ -487,13 +504,14 @@ impl X11Desktop {
     /// Waits for what the launcher does, which takes longer than a redraw (its
     /// first start in a fresh home builds caches; an application it starts may
     /// take seconds): after [`LAUNCHER_KEYS`], until the launcher is in front (at
-    /// most 30 s); after Enter in the launcher, until an application's window
-    /// other than the one the launcher was opened over is in front with its
-    /// controls readable (at most the catalogue's longest `start_secs`, and 90
-    /// s). A wait that runs out is left to the next step to notice; so is an
-    /// application that answers by raising the very window the launcher was
-    /// opened over (the wait then runs its course).
-    fn await_launcher(&self, action: &Action, from_launcher: bool) {
+    /// most 30 s); after Enter in the launcher, until [`launch_answered`] says
+    /// the application has answered (at most the catalogue's longest
+    /// `start_secs`, and 90 s). `spawned_before` are the desktop's processes
+    /// before Enter: an application already open that is named again answers
+    /// in the window the launcher was opened over (Mousepad opens a tab there),
+    /// or only raises it once what the launcher started has handed over and
+    /// exited. A wait that runs out is left to the next step to notice.
+    fn await_launcher(&self, action: &Action, from_launcher: bool, spawned_before: &[u32]) {
         let ActionCall::KeyboardInput { keys } = &action.call else {
             return;
         };
@@ -501,13 +519,36 @@ impl X11Desktop {
             session::wait_for(Duration::from_secs(30), || self.launcher_in_front());
         } else if from_launcher && keys.to_uppercase().contains("{ENTER}") {
             let limit = self.apps.iter().map(|a| a.start_secs).max().unwrap_or(0);
+            let named = find_app(&self.apps, self.launcher_query.trim())
+                .filter(|a| !a.launcher)
+                .map(|a| a.name.clone());
+            let behind = self
+                .behind_launcher
+                .as_ref()
+                .map(|(id, title)| (*id, self.task_text(title)));
             session::wait_for(Duration::from_secs(limit.max(90)), || {
-                let moved = self.display.active_window().ok().flatten().map(|w| w.id)
-                    != self.behind_launcher;
-                moved
-                    && self.front().is_ok_and(|(app, _, controls)| {
-                        app.is_some_and(|a| !a.launcher) && !controls.is_empty()
-                    })
+                let Ok(Some(window)) = self.display.active_window() else {
+                    return false;
+                };
+                let Ok((app, title, controls)) = self.front() else {
+                    return false;
+                };
+                let Some(app) = app.filter(|a| !a.launcher && !controls.is_empty()) else {
+                    return false;
+                };
+                let front = Front {
+                    window: window.id,
+                    title: &title,
+                    named: named.as_deref() == Some(app.name.as_str()),
+                };
+                launch_answered(
+                    behind.as_ref().map(|(id, t)| (*id, t.as_str())),
+                    &front,
+                    || {
+                        let now = self.session.processes();
+                        now.iter().all(|p| spawned_before.contains(p))
+                    },
+                )
             });
         }
     }
@@ -678,17 +719,14 @@ impl Environment for X11Desktop {
     }
 
     fn applications(&self) -> Vec<String> {
-        self.apps
-            .iter()
-            .filter(|a| !a.launcher)
-            .map(|a| a.name.clone())
-            .collect()
+        super::real::app_names(&self.apps)
     }
 
     fn reset(&mut self, setup: &Setup) -> Result<Observation, EnvError> {
         self.kill_apps();
         self.events.clear();
         self.behind_launcher = None;
+        self.launcher_query.clear();
         // Let the window manager drop the closed windows.
         session::wait_for(Duration::from_secs(5), || {
             self.display.windows().is_ok_and(|w| w.is_empty())
@@ -711,9 +749,7 @@ impl Environment for X11Desktop {
         }
         self.session.hand_over(&self.session.home)?;
         // The previous task's clipboard must not leak into this one.
-        let clipboard = setup.clipboard_text.as_deref().unwrap_or("");
-        self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(clipboard))
-            .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))?;
+        super::real::Inputs::set_clipboard(self, setup.clipboard_text.as_deref().unwrap_or(""))?;
         for app in &setup.launch {
             self.launch(app, None)?;
         }
@@ -726,14 +762,30 @@ impl Environment for X11Desktop {
 
     fn step(&mut self, action: &Action) -> Result<StepOutcome, EnvError> {
         let from_launcher = self.launcher_in_front();
-        if !from_launcher
-            && matches!(&action.call, ActionCall::KeyboardInput { keys } if keys == LAUNCHER_KEYS)
-        {
-            self.behind_launcher = self.display.active_window().ok().flatten().map(|w| w.id);
+        let mut spawned_before = Vec::new();
+        if let ActionCall::KeyboardInput { keys } = &action.call {
+            if keys == LAUNCHER_KEYS {
+                if !from_launcher {
+                    self.behind_launcher = self
+                        .display
+                        .active_window()
+                        .ok()
+                        .flatten()
+                        .map(|w| (w.id, w.title));
+                }
+                self.launcher_query.clear();
+            } else if from_launcher {
+                let upper = keys.to_uppercase();
+                let typed = upper.find("{ENTER}").map_or(keys.as_str(), |i| &keys[..i]);
+                self.launcher_query.push_str(typed);
+                if typed.len() < keys.len() {
+                    spawned_before = self.session.processes();
+                }
+            }
         }
         let dialog = self.dialog_in_front();
         let (ok, feedback) = self.act(action)?;
-        self.await_launcher(action, from_launcher);
+        self.await_launcher(action, from_launcher, &spawned_before);
         self.settle();
         self.await_dialog_answer(action, dialog);
         let observation = self.observation(Some(feedback))?;
@@ -761,38 +813,41 @@ impl Environment for X11Desktop {
         input: &Resource,
         _params: &ParameterSet,
     ) -> Result<(), String> {
-        let cannot = || format!("input resource {input} cannot be prepared on a real desktop");
-        let kind = self.catalog.kinds.get(&input.kind).ok_or_else(cannot)?;
-        let param = input.parameter.clone().unwrap_or_default();
-        if kind.directory || !kind.file_kinds.is_empty() {
-            let host = self.host_path(&param).ok_or_else(cannot)?;
-            let made = if kind.directory {
-                std::fs::create_dir_all(&host)
-            } else {
-                // A real application must be able to open it: a copy of an initial
-                // file with the same extension when there is one, else text.
-                let content = super::real::prepared_content(&self.fixtures, &param);
-                host.parent()
-                    .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&host, content))
-            };
-            made.map_err(|e| format!("{}: {e}", cannot()))?;
-            return self
-                .session
-                .hand_over(&self.session.home)
-                .map_err(|e| format!("{}: {e}", cannot()));
-        }
-        if matches!(
-            input.kind.as_str(),
-            "text_in_clipboard" | "table_in_clipboard"
-        ) {
-            let text = super::real::prepared_clipboard(&param);
-            return self
-                .run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
-                .map(|_| ())
-                .ok_or_else(cannot);
-        }
-        Err(cannot())
+        super::real::prepare(
+            &self.catalog,
+            &self.fixtures,
+            input,
+            "on a real desktop",
+            self,
+        )
+    }
+}
+
+impl super::real::Inputs for X11Desktop {
+    fn make_dir(&self, path: &str) -> Result<(), EnvError> {
+        let host = self
+            .host_path(path)
+            .ok_or_else(|| fail(format!("'{path}' is not under {HOME}")))?;
+        std::fs::create_dir_all(&host).map_err(|source| EnvError::Io { path: host, source })?;
+        self.session.hand_over(&self.session.home)
+    }
+
+    /// Writes `content` (a real application must be able to open it).
+    fn write_file(&self, path: &str, content: Vec<u8>) -> Result<(), EnvError> {
+        let host = self
+            .host_path(path)
+            .ok_or_else(|| fail(format!("'{path}' is not under {HOME}")))?;
+        host.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&host, content))
+            .map_err(|source| EnvError::Io { path: host, source })?;
+        self.session.hand_over(&self.session.home)
+    }
+
+    fn set_clipboard(&self, text: &str) -> Result<(), EnvError> {
+        self.run_tool("xclip", &["-selection", "clipboard", "-i"], Some(text))
+            .map(drop)
+            .ok_or_else(|| fail("cannot set the clipboard (is xclip installed?)"))
     }
 }
 
@@ -825,10 +880,8 @@ impl Probes for X11Desktop {
     }
 
     fn screen_texts(&self) -> Vec<String> {
-        self.control_texts()
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect()
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        super::real::screen_texts(last.as_ref())
     }
 
     fn window_titles(&self) -> Vec<String> {
@@ -957,5 +1010,59 @@ mod tests {
         assert_eq!(controls.len(), 1);
         assert_eq!(controls[0].control_text, "Cancel");
         assert_eq!(controls[0].parent_control_text, "Save As");
+    }
+
+    #[test]
+    fn a_launch_is_answered_by_a_new_window_or_a_new_document_in_the_old_one() {
+        let behind = Some((7, "Untitled 1 - Mousepad"));
+        let front = |window, title, named| Front {
+            window,
+            title,
+            named,
+        };
+        let never = || -> bool { panic!("not asked when the window or its title tells") };
+        // From an empty desktop, any application's window in front.
+        assert!(launch_answered(None, &front(9, "a", false), never));
+        // Another window in front: a new application or a new window.
+        assert!(launch_answered(
+            behind,
+            &front(9, "Untitled 2 - Mousepad", true),
+            never
+        ));
+        assert!(launch_answered(
+            behind,
+            &front(9, "Document1", false),
+            never
+        ));
+        // Mousepad named again opens a tab in its window: the title tells.
+        assert!(launch_answered(
+            behind,
+            &front(7, "Untitled 2 - Mousepad", true),
+            never
+        ));
+        // The same window unchanged: answered once what the launcher started
+        // has handed over and exited, not while it may still be starting.
+        assert!(launch_answered(
+            behind,
+            &front(7, "Untitled 1 - Mousepad", true),
+            || true
+        ));
+        assert!(!launch_answered(
+            behind,
+            &front(7, "Untitled 1 - Mousepad", true),
+            || false
+        ));
+        // Another application was named: its window is still to come, whatever
+        // the old window does.
+        assert!(!launch_answered(
+            behind,
+            &front(7, "Untitled 1 - Mousepad", false),
+            || true
+        ));
+        assert!(!launch_answered(
+            behind,
+            &front(7, "Untitled 2 - Mousepad", false),
+            || true
+        ));
     }
 }
