@@ -167,11 +167,15 @@ pub enum Op {
     SetProp { prop: String, value: String },
     /// Append a line to the open document. `files`, when given, names the
     /// document extensions the line makes sense in (a date goes into a text or
-    /// a letter, not into a CSV table or a calendar export).
+    /// a letter, not into a CSV table or a calendar export). With `totals`, the
+    /// line is a table row: `text` in its first cell and the sum of each
+    /// column whose values are all numbers in the others ("Total,,633600").
     AppendDoc {
         text: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         files: Vec<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        totals: bool,
     },
     /// Append the file at `path` (its extension one of `kinds`) to the open
     /// document: another PDF after this one, a picture into a text or a deck, a

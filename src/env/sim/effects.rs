@@ -833,9 +833,12 @@ fn apply_op(
             d.modified = true;
             Ok(Some(format!("{prop} set to {v}")))
         }
-        Op::AppendDoc { text, .. } => {
-            let t = fill_in(state, text);
+        Op::AppendDoc { text, totals, .. } => {
+            let mut t = fill_in(state, text);
             let d = doc_mut(state, wi)?;
+            if *totals {
+                t = totals_row(&d.content, &t);
+            }
             if !d.content.is_empty() && !d.content.ends_with('\n') {
                 d.content.push('\n');
             }
@@ -1178,6 +1181,39 @@ fn canonical_url(known: &std::collections::BTreeSet<String>, u: &str) -> Option<
     known.iter().find(|k| strip(k) == want).cloned()
 }
 
+/// A row of column totals for the CSV table `content`: `label` in the first
+/// cell, then per column the sum of its values below the header when they are
+/// all numbers (with two decimals when one of them has a point), else empty.
+fn totals_row(content: &str, label: &str) -> String {
+    let rows: Vec<Vec<&str>> = content
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(str::trim).collect())
+        .collect();
+    let width = content.lines().next().map_or(1, |h| h.split(',').count());
+    let mut cells = vec![label.to_string()];
+    for c in 1..width {
+        let values: Vec<&str> = rows
+            .iter()
+            .map(|r| r.get(c).copied().unwrap_or(""))
+            .collect();
+        let numbers: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
+        cells.push(match numbers {
+            Some(n) if !n.is_empty() => {
+                let sum: f64 = n.iter().sum();
+                if values.iter().any(|v| v.contains('.')) {
+                    format!("{sum:.2}")
+                } else {
+                    format!("{sum:.0}")
+                }
+            }
+            _ => String::new(),
+        });
+    }
+    cells.join(",")
+}
+
 /// What the page at `url` shows: its text from `desktop.toml`'s `[pages]`
 /// (the `pages` collection), else a generic home page of its site.
 pub(crate) fn page_text(state: &DesktopState, url: &str) -> String {
@@ -1442,6 +1478,14 @@ mod tests {
         assert_eq!(arith("1/0"), None);
         assert_eq!(arith("2+"), None);
         assert_eq!(format_number(0.1 + 0.2), "0.3");
+    }
+
+    #[test]
+    fn a_total_row_sums_the_numeric_columns() {
+        let table = "quarter,region,revenue\nQ1,North,120500\nQ2,South,134200\n";
+        assert_eq!(totals_row(table, "Total"), "Total,,254700");
+        let bills = "category,item,amount\nBills,Water,31.50\nFood,Shop,61.2\n";
+        assert_eq!(totals_row(bills, "Total"), "Total,,92.70");
     }
 
     #[test]
