@@ -210,7 +210,7 @@ fn sheets_table_pastes_into_writer() {
     assert!(check(
         &d,
         CheckCall::CheckTextExistsViaControl {
-            text: "Rent,1200".into()
+            text: "Venue hire,1200".into()
         }
     ));
     click(&mut d, "Save As");

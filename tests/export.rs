@@ -114,7 +114,7 @@ fn subs() -> Vec<Sub> {
                     text: "Copy Table".into(),
                 }),
                 check(CheckCall::CheckClipboardContains {
-                    text: "Rent,1200".into(),
+                    text: "Venue hire,1200".into(),
                 }),
             ],
             actions: vec![
@@ -139,7 +139,7 @@ fn subs() -> Vec<Sub> {
                 }),
                 check(CheckCall::CheckFileContains {
                     file_path: "{docx_path}".into(),
-                    text: "Rent,1200".into(),
+                    text: "Venue hire,1200".into(),
                 }),
             ],
             actions: vec![
