@@ -849,6 +849,9 @@ struct World<'p, 'a> {
     /// By instance: how wide a task grown from it could get at most (see
     /// [`fan_potential`]).
     fan: Vec<u8>,
+    /// Per scope, parallel to `members`: the most nodes on a path down from
+    /// the member inside the scope (see [`scope_reach`]).
+    reach: Vec<Vec<u8>>,
     /// Per scope: its hubs (see [`Hub`]) read in at least [`MIN_HUB_APPS`]
     /// applications, most readers first.
     hubs: Vec<Vec<Hub>>,
@@ -1020,6 +1023,7 @@ impl<'p, 'a> World<'p, 'a> {
             .collect();
         let mut world = World {
             fan,
+            reach: Vec::new(),
             hubs,
             side_of,
             sides,
@@ -1035,6 +1039,10 @@ impl<'p, 'a> World<'p, 'a> {
             join_order,
         };
         world.keep_sound_joins();
+        let ok = can_place_and_end(pool);
+        world.reach = (0..world.members.len())
+            .map(|sc| scope_reach(&world, &ok, sc))
+            .collect();
         world
     }
 
@@ -1079,6 +1087,36 @@ impl<'p, 'a> World<'p, 'a> {
         } else {
             wide[rng.random_range(0..wide.len())]
         }
+    }
+
+    /// The most nodes on a path down from `inst` inside `scope` (0 when it is
+    /// no member).
+    fn reach_in(&self, scope: usize, inst: u32) -> usize {
+        match self.members[scope].binary_search(&inst) {
+            Ok(k) => usize::from(self.reach[scope][k]),
+            Err(_) => 0,
+        }
+    }
+
+    /// A usable scope with at least `n` members and a root whose path down
+    /// holds `depth` nodes, weighted by size like any other draw; `None` when
+    /// the scopes hold no such path.
+    fn deep_scope(&self, depth: usize, n: usize, rng: &mut ChaCha8Rng) -> Option<usize> {
+        let deep: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&sc| {
+                self.members[sc].len() >= n
+                    && self.roots[sc]
+                        .iter()
+                        .any(|&r| self.reach_in(sc, r) >= depth)
+            })
+            .collect();
+        if deep.is_empty() {
+            return None;
+        }
+        Some(deep[rng.random_range(0..deep.len())])
     }
 
     fn in_scope(&self, scope: usize, inst: u32) -> bool {
@@ -1824,11 +1862,34 @@ fn chain_seed(
     if depth > n {
         return None;
     }
-    let roots = &world.roots[scope];
+    // A scope and root whose paths down are long enough: most roots start a
+    // pair or a chain of three.
+    let scope = if world.roots[scope]
+        .iter()
+        .any(|&r| world.reach_in(scope, r) >= depth)
+    {
+        scope
+    } else {
+        world.deep_scope(depth, n, rng)?
+    };
+    let roots: Vec<u32> = world.roots[scope]
+        .iter()
+        .copied()
+        .filter(|&r| world.reach_in(scope, r) >= depth)
+        .collect();
     let root = roots[rng.random_range(0..roots.len())];
     let mut budget = CHAIN_BUDGET;
     let g = Growth::rooted(world.pool, root);
-    deepen(world, scope, &g, depth, rng, &mut budget).map(|g| (scope, g))
+    let want = Want { depth, nodes: n };
+    deepen(world, scope, &g, want, rng, &mut budget).map(|g| (scope, g))
+}
+
+/// What [`chain_seed`] looks for: a path of `depth` nodes in a task of at
+/// most `nodes`.
+#[derive(Clone, Copy)]
+struct Want {
+    depth: usize,
+    nodes: usize,
 }
 
 /// One step of [`chain_seed`]'s search: `g` extended below its deepest node.
@@ -1836,10 +1897,11 @@ fn deepen(
     world: &World<'_, '_>,
     scope: usize,
     g: &Growth,
-    depth: usize,
+    want: Want,
     rng: &mut ChaCha8Rng,
     budget: &mut usize,
 ) -> Option<Growth> {
+    let depth = want.depth;
     if g.depth >= depth {
         return Some(g.clone());
     }
@@ -1849,7 +1911,10 @@ fn deepen(
         .dependents(g.nodes[tip] as usize)
         .iter()
         .copied()
-        .filter(|&x| world.in_scope(scope, x) && !g.nodes.contains(&x))
+        .filter(|&x| {
+            // Only dependents whose own paths down still reach the depth.
+            world.reach_in(scope, x) + g.depth >= depth && !g.nodes.contains(&x)
+        })
         .collect();
     next.shuffle(rng);
     for x in next.into_iter().take(4) {
@@ -1857,18 +1922,52 @@ fn deepen(
             return None;
         }
         *budget -= 1;
-        let Some(c) = evaluate(world, scope, g, x, false, Reach::Connected) else {
+        let Some(h) = fed(world, scope, g, x) else {
             continue;
         };
-        if c.depth > g.depth {
-            let mut h = g.clone();
-            add(&mut h, pool, &c);
-            if let Some(done) = deepen(world, scope, &h, depth, rng, budget) {
+        // Deeper, with room left for the rest of the chain.
+        if h.depth > g.depth && h.nodes.len() + depth.saturating_sub(h.depth) <= want.nodes {
+            if let Some(done) = deepen(world, scope, &h, want, rng, budget) {
                 return Some(done);
             }
         }
     }
     None
+}
+
+/// `g` with `x` added, and before it, for each input of `x` nothing in `g`
+/// makes, a member of `scope` that makes it from the desktop's own files
+/// alone: a chain goes on through a step that reads a second file (the
+/// protected itinerary zipped with the printed weather page). `None` when an
+/// input has no such maker or the growth refuses a node.
+fn fed(world: &World<'_, '_>, scope: usize, g: &Growth, x: u32) -> Option<Growth> {
+    let pool = world.pool;
+    let mut h = g.clone();
+    for &res in pool.slim[x as usize].inputs.iter() {
+        let made = |h: &Growth| {
+            h.nodes
+                .iter()
+                .any(|&v| pool.slim[v as usize].outputs.binary_search(&res).is_ok())
+        };
+        if pool.initial[res as usize] || made(&h) {
+            continue;
+        }
+        let feeder = world
+            .producers_of(scope, x, res)
+            .into_iter()
+            .filter(|&p| {
+                !h.nodes.contains(&p)
+                    && pool.slim[p as usize]
+                        .inputs
+                        .iter()
+                        .all(|&i| pool.initial[i as usize])
+            })
+            .find_map(|p| evaluate(world, scope, &h, p, false, Reach::Side))?;
+        add(&mut h, pool, &feeder);
+    }
+    let c = evaluate(world, scope, &h, x, false, Reach::Connected)?;
+    add(&mut h, pool, &c);
+    Some(h)
 }
 
 /// How many distinct non-initial inputs of `x` some other member of `members`
@@ -2064,6 +2163,88 @@ fn fan_potential(pool: &Pool<'_>) -> Vec<u8> {
         level = next;
     }
     level.into_iter().map(|v| v.min(255) as u8).collect()
+}
+
+/// By instance: may it be in a task at all (nothing found against it when a
+/// later node uses its results: a blank screen capture is never placed), and
+/// may it be a task's last node (nor when, left without a successor, it is a
+/// loose end: a copy nobody pastes, a PDF compressed for sending and never
+/// sent)?
+fn can_place_and_end(pool: &Pool<'_>) -> (Vec<bool>, Vec<bool>) {
+    (0..pool.len())
+        .map(|x| {
+            let placed = pointless(pool, &[x], &[true]).is_empty();
+            (placed, placed && pointless(pool, &[x], &[false]).is_empty())
+        })
+        .unzip()
+}
+
+/// For each member of `scope`, the most nodes on a path down from it through
+/// members that ends on a node that may end a task (`ok.1`, see
+/// [`can_place_and_end`]), capped at [`MAX_NODES`]; 0 when no such path starts
+/// there. A step of the path is one the growth accepts after its first node
+/// alone ([`evaluate`]: no same-application hand-off, no pointless pair), so
+/// the figure is what a chain can reach, not what the resource graph links.
+/// A cycle (a recipe added, selected, printed and added again) is followed as
+/// far as its first repeat.
+fn scope_reach(world: &World<'_, '_>, ok: &(Vec<bool>, Vec<bool>), scope: usize) -> Vec<u8> {
+    const UNSEEN: u8 = u8::MAX;
+    let pool = world.pool;
+    let members = &world.members[scope];
+    let mut reach = vec![UNSEEN; members.len()];
+    let mut on_path = vec![false; members.len()];
+    // Iterative depth-first walk: (member, next dependent to look at, best so far).
+    for start in 0..members.len() {
+        if reach[start] != UNSEEN {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize, u8)> = vec![(start, 0, 0)];
+        on_path[start] = true;
+        while let Some(&mut (k, ref mut next, ref mut best)) = stack.last_mut() {
+            let x = members[k] as usize;
+            if !ok.0[x] {
+                reach[k] = 0;
+                on_path[k] = false;
+                stack.pop();
+                continue;
+            }
+            if *next == 0 {
+                *best = u8::from(ok.1[x]);
+            }
+            let deps = pool.dependents(x);
+            if let Some(&c) = deps.get(*next) {
+                *next += 1;
+                let Ok(j) = members.binary_search(&c) else {
+                    continue;
+                };
+                if on_path[j] {
+                    continue;
+                }
+                let step = fed(world, scope, &Growth::rooted(pool, x as u32), c).is_some();
+                if !step {
+                    continue;
+                }
+                if reach[j] == UNSEEN {
+                    on_path[j] = true;
+                    stack.push((j, 0, 0));
+                } else if reach[j] > 0 {
+                    *best = (*best).max((reach[j] + 1).min(MAX_NODES as u8));
+                }
+                continue;
+            }
+            // Done with k: hand its figure to the member below it on the stack.
+            let done = *best;
+            reach[k] = done;
+            on_path[k] = false;
+            stack.pop();
+            if let Some(&mut (_, _, ref mut parent_best)) = stack.last_mut() {
+                if done > 0 {
+                    *parent_best = (*parent_best).max((done + 1).min(MAX_NODES as u8));
+                }
+            }
+        }
+    }
+    reach
 }
 
 /// May `x` start a piece of side work beside `nodes`? Only in an application

@@ -207,6 +207,7 @@ impl OfflineExplorer {
         let suits = self.suits(plan);
         let edited = edited_slots(plan);
         let delivers = self.delivers(plan);
+        let wraps = self.wraps(plan);
         for s in &plan.slots {
             let kind = match &s.role {
                 SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => kind,
@@ -278,7 +279,9 @@ impl OfflineExplorer {
             // takes the last file of a chain, deepest first: a report is mailed
             // once it is done, and a hub mailed, posted and filed besides
             // would make tasks that spread one file for no reason.
-            if delivers {
+            // So does a plan that packs what it reads (an archive): a file
+            // is zipped to be sent once its last edit is made.
+            if delivers || wraps {
                 made = deepest_first(hubs.drain(..).chain(made).collect(), known);
             }
             // Initial inputs used less often first too: two subtasks of one
@@ -311,7 +314,12 @@ impl OfflineExplorer {
             if delivers {
                 // Archives of several files first, whatever their topic: a
                 // zip is made to be sent, and one nothing sends ends no task.
-                list.sort_by_cached_key(|n| std::cmp::Reverse(packs_of(n, known)));
+                // The deepest of them first (a zip of a protected itinerary
+                // sends the end of a long piece of work), then the largest.
+                list.sort_by_cached_key(|n| {
+                    let packs = packs_of(n, known);
+                    std::cmp::Reverse((packs >= 2, depth_of(n, known), packs))
+                });
             }
             cands.insert(s.name.clone(), list);
         }
@@ -974,8 +982,17 @@ impl OfflineExplorer {
         let mut combos: BTreeMap<Vec<String>, Vec<ParameterSet>> = BTreeMap::new();
         for files in by_topic.values_mut() {
             files.sort_by_key(|r| (r.depth, std::cmp::Reverse(r.readers), r.parameter.clone()));
-            for offset in 0..BUNDLE_PICKS.min(files.len()) {
-                let Some(picked) = self.bundle_pick(files, offset) else {
+            // The picks from the shallowest files (the most bundles that
+            // other work can join), and one from the deepest: the end of a
+            // long piece of work (a captioned photo put in the itinerary,
+            // printed and protected) zipped to be sent.
+            let mut deepest = files.clone();
+            deepest.sort_by_key(|r| (std::cmp::Reverse(r.depth), r.readers, r.parameter.clone()));
+            let picks = (0..BUNDLE_PICKS.min(files.len()))
+                .map(|offset| self.bundle_pick(files, offset))
+                .chain(std::iter::once(self.bundle_pick(&deepest, 0)));
+            for picked in picks {
+                let Some(picked) = picked else {
                     continue;
                 };
                 let mut sizes = vec![picked.len()];
@@ -1113,6 +1130,14 @@ impl OfflineExplorer {
             .iter()
             .take_while(|v| self.fits_topic(v, values))
             .count()
+    }
+
+    /// Does `plan` write a file that wraps others (an archive)?
+    fn wraps(&self, plan: &Plan) -> bool {
+        plan.slots.iter().any(|s| {
+            matches!(&s.role, SlotRole::OutputPath { kind, .. }
+                if self.catalog.kinds.get(kind).is_some_and(|k| k.wraps))
+        })
     }
 
     /// Does `plan` only file or send (its outputs are records of `tracker` or
@@ -1520,6 +1545,16 @@ fn deepest_first(mut names: Vec<String>, known: &[KnownResource]) -> Vec<String>
     };
     names.sort_by_cached_key(of);
     names
+}
+
+/// The most hand-offs behind the made file `name` (0 when it is no made file).
+fn depth_of(name: &str, known: &[KnownResource]) -> u32 {
+    known
+        .iter()
+        .filter(|r| r.parameter.as_deref() == Some(name))
+        .map(|r| r.depth)
+        .max()
+        .unwrap_or(0)
 }
 
 /// How many files the archive named `name` packs (0: no archive of several).
