@@ -852,6 +852,9 @@ struct World<'p, 'a> {
     /// Per scope, parallel to `members`: the most nodes on a path down from
     /// the member inside the scope (see [`scope_reach`]).
     reach: Vec<Vec<u8>>,
+    /// Scopes whose roots start a path of at least three nodes, with the most
+    /// nodes such a path holds, deepest first.
+    deep_order: Vec<(usize, u8)>,
     /// Per scope: its hubs (see [`Hub`]) read in at least [`MIN_HUB_APPS`]
     /// applications, most readers first.
     hubs: Vec<Vec<Hub>>,
@@ -893,8 +896,10 @@ const MIN_HUB_APPS: usize = 3;
 /// Joining nodes a diamond seed looks at.
 const DIAMOND_JOINS: usize = 12;
 
-/// Evaluations a chain seed may spend looking for a long path.
-const CHAIN_BUDGET: usize = 400;
+/// Steps a chain seed may try looking for a long path: its roots are those
+/// whose paths down reach the depth ([`World::reach`]), so a few suffice, and
+/// a request of tens of thousands of tasks tries many deep slots.
+const CHAIN_BUDGET: usize = 48;
 
 /// The hubs of one scope (members sorted), most reader applications first.
 fn scope_hubs(pool: &Pool<'_>, members: &[u32]) -> Vec<Hub> {
@@ -1024,6 +1029,7 @@ impl<'p, 'a> World<'p, 'a> {
         let mut world = World {
             fan,
             reach: Vec::new(),
+            deep_order: Vec::new(),
             hubs,
             side_of,
             sides,
@@ -1043,6 +1049,22 @@ impl<'p, 'a> World<'p, 'a> {
         world.reach = (0..world.members.len())
             .map(|sc| scope_reach(&world, &ok, sc))
             .collect();
+        world.deep_order = world
+            .order
+            .iter()
+            .map(|&sc| {
+                let deepest = world.roots[sc]
+                    .iter()
+                    .map(|&r| world.reach_in(sc, r))
+                    .max()
+                    .unwrap_or(0);
+                (sc, deepest as u8)
+            })
+            .filter(|&(_, d)| d >= 3)
+            .collect();
+        world
+            .deep_order
+            .sort_by_key(|&(sc, d)| (std::cmp::Reverse(d), sc));
         world
     }
 
@@ -1099,19 +1121,15 @@ impl<'p, 'a> World<'p, 'a> {
     }
 
     /// A usable scope with at least `n` members and a root whose path down
-    /// holds `depth` nodes, weighted by size like any other draw; `None` when
-    /// the scopes hold no such path.
+    /// holds `depth` nodes, each as likely; `None` when the scopes hold no
+    /// such path.
     fn deep_scope(&self, depth: usize, n: usize, rng: &mut ChaCha8Rng) -> Option<usize> {
         let deep: Vec<usize> = self
-            .order
+            .deep_order
             .iter()
-            .copied()
-            .filter(|&sc| {
-                self.members[sc].len() >= n
-                    && self.roots[sc]
-                        .iter()
-                        .any(|&r| self.reach_in(sc, r) >= depth)
-            })
+            .take_while(|&&(_, d)| usize::from(d) >= depth)
+            .map(|&(sc, _)| sc)
+            .filter(|&sc| self.members[sc].len() >= n)
             .collect();
         if deep.is_empty() {
             return None;
