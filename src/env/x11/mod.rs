@@ -919,6 +919,14 @@ mod tests {
         assert!(apps.len() >= 8, "{apps:?}");
         let categories: std::collections::BTreeSet<_> = apps.iter().map(|a| &a.category).collect();
         assert!(categories.len() >= 4, "{categories:?}");
+        // Subtasks take their application's category, and a pool whose
+        // category the catalogue does not know cannot be imported.
+        let known = Catalog::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+            .categories;
+        for a in &apps {
+            assert!(known.contains(&a.category), "{}: {}", a.name, a.category);
+        }
         assert_eq!(
             find_app(&apps, "mousepad").map(|a| a.name.as_str()),
             Some("Mousepad")
