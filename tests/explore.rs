@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use common::Workspace;
+use synth::env::evaluate;
 use synth::env::sim::SimDesktop;
-use synth::env::{evaluate, Probes};
 use synth::graph::Pool;
 use synth::llm::{
     CodeRequest, ExploreRequest, KnownResource, LlmError, OfflineRole, OfflineRoles, Outcome,
@@ -400,8 +400,12 @@ fn code_request(s: &Subtask, feedback: Option<synth::llm::CoderFeedback>) -> Cod
 /// Runs subtask `s` (parameter set 0) along its static path on a desktop where
 /// every proposed output exists (so inputs made by other subtasks hold), with
 /// something on the clipboard when it pastes.
-fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimDesktop> {
-    let app = &base.app(&s.application)?.spec;
+fn run_subtask(
+    base: &dyn synth::env::Replica,
+    catalog: &Catalog,
+    s: &Subtask,
+) -> Option<Box<dyn synth::env::Replica>> {
+    let app = &base.spec(&s.application)?.spec;
     let plan = paths::plans(app, catalog).into_iter().find(|p| {
         let b = p.base_template();
         s.instruction_template == format!("{b}.")
@@ -409,7 +413,7 @@ fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimD
                 .starts_with(&format!("{b}{}", paths::COMPUTED_LEAD))
     })?;
     let params = &s.available_parameters[0];
-    let mut start = base.clone();
+    let mut start = base.fork();
     for slot in &s.input_resources {
         let kind = synth::resources::split_slot(slot).0;
         if catalog.kinds.get(kind).is_some_and(|k| k.holder.is_some()) {
@@ -417,10 +421,10 @@ fn run_subtask(base: &SimDesktop, catalog: &Catalog, s: &Subtask) -> Option<SimD
                 kind: kind.to_string(),
                 parameter: None,
             };
-            synth::env::Environment::prepare(&mut start, &s.application, &held, params).ok()?;
+            start.prepare(&s.application, &held, params).ok()?;
         }
     }
-    paths::execute(&start, &plan, params).ok()
+    paths::execute(&*start, &plan, params).ok()
 }
 
 #[test]
@@ -461,7 +465,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
             Outcome::Rejected { reason, .. } => panic!("{}: {reason}", s.instruction_template),
         };
         assert!(checks.len() >= 2, "{}: {checks:?}", s.instruction_template);
-        match base_for(s).and_then(|base| run_subtask(&base, &catalog, s)) {
+        match base_for(s).and_then(|base| run_subtask(&*base, &catalog, s)) {
             Some(after) => runs.push((*s, checks, after)),
             None => println!("does not run: {}", s.instruction_template),
         }
@@ -474,7 +478,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
     );
     let mut own_pass = 0;
     for (s, checks, after) in &runs {
-        let r = evaluate(checks, &s.available_parameters[0], after.probes_ref());
+        let r = evaluate(checks, &s.available_parameters[0], after.probes());
         if r.success {
             own_pass += 1;
         } else {
@@ -499,7 +503,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
                 continue;
             }
             cross += 1;
-            if evaluate(checks, &s.available_parameters[0], other.probes_ref()).success {
+            if evaluate(checks, &s.available_parameters[0], other.probes()).success {
                 cross_pass += 1;
             }
         }
@@ -558,16 +562,6 @@ fn offline_coder_drops_checks_the_evidence_refutes() {
         panic!("rejected");
     };
     assert!(!after.iter().any(|c| c.call.args().contains(&"{pdf_path}")));
-}
-
-trait ProbesRef {
-    fn probes_ref(&self) -> &dyn Probes;
-}
-
-impl ProbesRef for SimDesktop {
-    fn probes_ref(&self) -> &dyn Probes {
-        self
-    }
 }
 
 #[test]

@@ -81,3 +81,15 @@ fn a_malformed_config_names_the_file_and_line() {
     assert!(err.contains("synth.toml:2"), "{err}");
     assert!(err.contains("jobz"), "{err}");
 }
+
+/// The committed real-desktop pool loads as its README says (`synth pool
+/// import subtask_pool/x11/pool.jsonl`): every subtask's category is one the
+/// catalogue knows.
+#[test]
+fn the_committed_x11_pool_imports() {
+    let ws = Workspace::new();
+    ws.ok(&["--quiet", "pool", "import", "subtask_pool/x11/pool.jsonl"]);
+    let pool = std::fs::read_to_string(ws.file("subtask_pool/x11/pool.jsonl")).unwrap();
+    let exported = ws.ok(&["pool", "export"]);
+    assert_eq!(exported.lines().count(), pool.lines().count());
+}

@@ -45,7 +45,8 @@ fn committed_pool() -> Vec<Subtask> {
 /// instruction.
 fn offline_plan(subtask: &Subtask) -> (String, Vec<verify::actor::PlannedStep>) {
     let desktop = synth::env::SimDesktop::load(&repo()).unwrap();
-    let actor = verify::actor::OfflineActor::new(desktop, catalog(), vec![subtask.clone()]);
+    let actor =
+        verify::actor::OfflineActor::new(Box::new(desktop), catalog(), vec![subtask.clone()]);
     let instruction = subtask.instruction(0).unwrap();
     let inst = actor
         .recognise(&instruction)

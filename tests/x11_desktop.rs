@@ -84,6 +84,24 @@ fn real_applications_are_driven_observed_and_checked() {
             .all(|c| c.control_text != "Hello from synth"),
         "the dialog hides the document's controls"
     );
+    // The application sees the sandbox at /home/user: the dialog's path bar
+    // names the home "user", and nothing it shows names the real folder.
+    assert!(
+        out.observation
+            .controls
+            .iter()
+            .any(|c| c.control_type == "Button" && c.control_text == "user"),
+        "{:#?}",
+        out.observation.controls
+    );
+    assert!(
+        out.observation
+            .controls
+            .iter()
+            .all(|c| !c.control_text.contains("synth-x11-home")),
+        "{:#?}",
+        out.observation.controls
+    );
     let out = desk
         .step(&keys("", "/home/user/Documents/from_synth.txt"))
         .unwrap();
@@ -194,6 +212,24 @@ fn desktops_side_by_side_do_not_share_a_display_bus_or_home() {
                 .unwrap();
                 let digit = if slot == 0 { "3" } else { "8" };
                 assert!(desk.step(&click(digit)).unwrap().ok);
+                // Its galculator sees this desktop's sandbox at /home/user
+                // (its mount namespace, read through /proc) and runs there.
+                let app = desk
+                    .processes()
+                    .into_iter()
+                    .find(|p| command_of(*p) == "galculator")
+                    .expect("galculator runs");
+                assert_eq!(
+                    std::fs::read_to_string(format!(
+                        "/proc/{app}/root/home/user/Documents/slot.txt"
+                    ))
+                    .unwrap(),
+                    format!("slot {slot}")
+                );
+                assert_eq!(
+                    std::fs::read_link(format!("/proc/{app}/cwd")).unwrap(),
+                    std::path::PathBuf::from("/home/user")
+                );
                 let typed: Vec<String> = desk
                     .probes()
                     .events()

@@ -27,9 +27,19 @@ pub struct AppEntry {
     pub category: String,
     /// Program and arguments that start it.
     pub command: Vec<String>,
-    /// Extra arguments that open a file; `{path}` is the file's sandbox path.
+    /// Extra arguments that open a file; `{path}` is the file's task path
+    /// (`/home/user/...`, where the application sees the sandbox).
     #[serde(default)]
     pub open: Vec<String>,
+    /// Environment variables the desktop gives every program it starts (the
+    /// launcher and what it starts too); `{sandbox}` in a value is the
+    /// sandbox's real path, the same folder the applications see at
+    /// `/home/user`. LibreOffice keys its single running instance on its
+    /// profile's path, which is `/home/user/...` on every desktop: naming the
+    /// profile by its real path keeps the desktops of `--jobs N` from handing
+    /// their documents to one another's LibreOffice.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
     /// The class part of its windows' WM_CLASS.
     pub window_class: String,
     /// Its name on the accessibility bus.

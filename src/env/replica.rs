@@ -7,15 +7,20 @@
 //! The trait answers questions about the desktop's windows that an observation
 //! does not (which window belongs to which application, which control goes back
 //! to an application's first screen), so a stage plans over a replica without
-//! knowing which backend it is.
+//! knowing which backend it is. A replica also shows its whole state in the
+//! model the application specs are written against ([`DesktopState`], the
+//! [`Live`] layout of its controls): the offline explorer and actor search
+//! that state (they work on any replica, get one from
+//! [`crate::env::Desktops::replica`], and never name a backend).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::Action;
-use crate::resources::Resource;
+use crate::resources::{KindSpec, Resource};
 
+use super::sim::{DesktopState, Live};
 use super::spec::LoadedApp;
-use super::{ControlInfo, EnvError, Environment};
+use super::{ControlInfo, EnvError, Environment, StepOutcome};
 
 /// A desktop a planner can copy and query beyond its observation.
 pub trait Replica: Environment + Send + Sync {
@@ -66,12 +71,37 @@ pub trait Replica: Environment + Send + Sync {
     /// desktop, a window's minimise or close button, or text that does nothing?
     fn is_chrome(&self, control: &ControlInfo) -> bool;
 
-    /// The desktop itself, for a planner that works on this backend's own state
-    /// (it downcasts to the type it knows and declines any other).
-    fn as_any(&self) -> &dyn std::any::Any;
-
     /// The text of a control on the current screen of `app`'s window, when it is
     /// in front and not on its first screen, whose click only goes back towards
     /// that first screen.
     fn home_control(&self, app: &str) -> Option<String>;
+
+    /// The whole current state (files, windows, collections, settings, events).
+    fn state(&self) -> &DesktopState;
+
+    /// Replaces the whole state (a snapshot taken with [`Replica::state`] and
+    /// changed: a planner's start with some resources made to hold).
+    fn restore(&mut self, state: DesktopState);
+
+    /// The controls of the current state with what each one does.
+    fn live(&self) -> &Live;
+
+    /// The resource kinds of the catalogue, as the replica tests them.
+    fn kinds(&self) -> &BTreeMap<String, KindSpec>;
+
+    /// Every resource that holds now.
+    fn current_resources(&self) -> BTreeSet<Resource>;
+
+    /// Performs `action` (a replica cannot fail to act: an action it cannot
+    /// do is an outcome that is not ok).
+    fn act(&mut self, action: &Action) -> StepOutcome;
+
+    /// Performs `action` without building the observation; whether it was valid.
+    fn act_quiet(&mut self, action: &Action) -> bool;
+}
+
+impl Clone for Box<dyn Replica> {
+    fn clone(&self) -> Self {
+        self.fork()
+    }
 }

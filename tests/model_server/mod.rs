@@ -305,7 +305,7 @@ impl Brain {
             Some((n, a)) if *n == proposed.len() => a.clone(),
             _ => {
                 let a = Arc::new(synth::pipeline::verify::actor::OfflineActor::new(
-                    self.desktop.clone(),
+                    Box::new(self.desktop.clone()),
                     self.catalog.clone(),
                     proposed.clone(),
                 ));

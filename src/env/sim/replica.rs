@@ -1,22 +1,14 @@
 //! The simulated desktop as a [`Replica`]: copies are clones of its state, and
 //! its windows and application specs answer what an observation does not.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::{SimDesktop, Target};
+use super::{DesktopState, Live, SimDesktop, Target};
 use crate::env::replica::Replica;
 use crate::env::spec::{LoadedApp, Op};
-use crate::env::{ControlInfo, EnvError};
+use crate::env::{ControlInfo, EnvError, StepOutcome};
 use crate::model::Action;
-use crate::resources::Resource;
-
-impl SimDesktop {
-    /// The simulated desktop behind `replica`, for a planner that searches its
-    /// state (None: another kind of replica).
-    pub fn of(replica: &dyn Replica) -> Option<&SimDesktop> {
-        replica.as_any().downcast_ref()
-    }
-}
+use crate::resources::{KindSpec, Resource};
 
 impl Replica for SimDesktop {
     fn fork(&self) -> Box<dyn Replica> {
@@ -68,10 +60,6 @@ impl Replica for SimDesktop {
             })
     }
 
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     /// A control of the spec's current screen whose every click effect goes to
     /// the start screen or back.
     fn home_control(&self, app: &str) -> Option<String> {
@@ -94,5 +82,33 @@ impl Replica for SimDesktop {
                 })
         })?;
         Some(home.text.clone())
+    }
+
+    fn state(&self) -> &DesktopState {
+        SimDesktop::state(self)
+    }
+
+    fn restore(&mut self, state: DesktopState) {
+        SimDesktop::restore(self, state);
+    }
+
+    fn live(&self) -> &Live {
+        SimDesktop::live(self)
+    }
+
+    fn kinds(&self) -> &BTreeMap<String, KindSpec> {
+        SimDesktop::kinds(self)
+    }
+
+    fn current_resources(&self) -> BTreeSet<Resource> {
+        SimDesktop::current_resources(self)
+    }
+
+    fn act(&mut self, action: &Action) -> StepOutcome {
+        SimDesktop::step(self, action)
+    }
+
+    fn act_quiet(&mut self, action: &Action) -> bool {
+        SimDesktop::step_quiet(self, action)
     }
 }

@@ -9,13 +9,16 @@
 //! adding a file, never code.
 //!
 //! Paths: tasks name the user's home `/home/user`, as on the simulated desktop;
-//! here it is the sandboxed home, so nothing a task does touches the user's files.
+//! here it is the sandboxed home, which the applications see at that path (a
+//! mount namespace, [`sandbox`]), so nothing a task does touches the user's
+//! files and the screenshots show the paths the actions name.
 //! Observations carry the captured screen (PNG) and the controls of the active
 //! application's showing accessible objects, in the simulated desktop's control
 //! vocabulary (Button, MenuItem, Edit...).
 
 pub mod a11y;
 pub mod display;
+pub mod sandbox;
 pub mod session;
 
 use std::path::{Path, PathBuf};
@@ -36,8 +39,7 @@ const LAUNCH_LIMIT: Duration = Duration::from_secs(90);
 /// `X11Desktop::await_dialog_answer`).
 const DIALOG_ANSWER_LIMIT: Duration = Duration::from_secs(3);
 
-/// The task-side path of the user's home.
-const HOME: &str = "/home/user";
+use sandbox::HOME;
 
 fn fail(message: impl Into<String>) -> EnvError {
     EnvError::backend("x11", message)
@@ -146,7 +148,13 @@ impl X11Desktop {
             .iter()
             .find(|a| a.launcher)
             .map(|a| a.command.join(" "));
-        let mut session = session::Session::start(slot, launcher.as_deref())?;
+        // Every program of the desktop gets every entry's `env` (what the
+        // launcher starts has the launcher's environment).
+        let extra_env: Vec<(String, String)> = apps
+            .iter()
+            .flat_map(|a| a.env.iter().map(|(k, v)| (k.clone(), v.clone())))
+            .collect();
+        let mut session = session::Session::start(slot, launcher.as_deref(), &extra_env)?;
         let display = display::Display::connect(&session.display)?;
         if session.owns_display() {
             // Windows are found through the window manager's client list: wait for
@@ -195,16 +203,6 @@ impl X11Desktop {
             return None;
         }
         Some(self.session.home.join(rest))
-    }
-
-    /// Task text with the sandbox home written as `/home/user` (and back).
-    fn to_host(&self, text: &str) -> String {
-        text.replace(HOME, &self.session.home.to_string_lossy())
-    }
-
-    /// Text shown on the real desktop with the sandbox home written as `/home/user`.
-    fn task_text(&self, text: &str) -> String {
-        text.replace(&*self.session.home.to_string_lossy(), HOME)
     }
 
     /// Runs a helper program of the session (xclip) and returns what it printed.
@@ -297,11 +295,13 @@ impl X11Desktop {
             .ok_or_else(|| EnvError::UnknownApp(app.to_string()))?;
         let mut args: Vec<String> = entry.command[1..].to_vec();
         if let Some(f) = file {
-            let host = self
-                .host_path(f)
-                .ok_or_else(|| fail(format!("'{f}' is not under {HOME}")))?;
+            // The application sees the sandbox at /home/user: it opens the
+            // task path itself.
+            if self.host_path(f).is_none() {
+                return Err(fail(format!("'{f}' is not under {HOME}")));
+            }
             for a in &entry.open {
-                args.push(a.replace("{path}", &host.to_string_lossy()));
+                args.push(a.replace("{path}", f));
             }
         }
         let mut tries = 0;
@@ -364,12 +364,9 @@ impl X11Desktop {
     /// session's log of that application.
     fn spawn_app(&self, entry: &AppEntry, args: &[String]) -> Result<Child, EnvError> {
         let mut cmd = Command::new(&entry.command[0]);
-        if let Some(account) = self.session.account() {
-            account.apply(&mut cmd);
-        }
+        self.session.sandboxed(&mut cmd);
         session::die_with_parent(&mut cmd);
         cmd.args(args)
-            .current_dir(&self.session.home)
             .envs(
                 self.session
                     .env
@@ -424,19 +421,14 @@ impl X11Desktop {
         Ok((app, w.title))
     }
 
-    /// The application in front, its window title and its controls, in task
-    /// text (the sandbox home named /home/user).
+    /// The application in front, its window title and its controls (as the
+    /// applications show them: the sandbox is /home/user to them).
     fn front(&self) -> Result<(Option<AppEntry>, String, Vec<ControlInfo>), EnvError> {
         let (app, title) = self.active_app()?;
-        let mut controls = match &app {
+        let controls = match &app {
             Some(a) => controls_of(&self.a11y.nodes(&a.accessible_name)?, Some(&title)),
             None => Vec::new(),
         };
-        let title = self.task_text(&title);
-        for c in &mut controls {
-            c.control_text = self.task_text(&c.control_text);
-            c.parent_control_text = self.task_text(&c.parent_control_text);
-        }
         Ok((app, title, controls))
     }
 
@@ -525,7 +517,7 @@ impl X11Desktop {
             let behind = self
                 .behind_launcher
                 .as_ref()
-                .map(|(id, title)| (*id, self.task_text(title)));
+                .map(|(id, title)| (*id, title.clone()));
             session::wait_for(Duration::from_secs(limit.max(90)), || {
                 let Ok(Some(window)) = self.display.active_window() else {
                     return false;
@@ -666,8 +658,7 @@ impl X11Desktop {
         let mut text = String::new();
         let flush = |me: &mut X11Desktop, text: &mut String| -> Result<(), EnvError> {
             if !text.is_empty() {
-                let host = me.to_host(text);
-                me.display.type_text(&host)?;
+                me.display.type_text(text)?;
                 me.log(EventKind::Type { text: text.clone() }, target, true);
                 text.clear();
             }
@@ -887,7 +878,7 @@ impl Probes for X11Desktop {
     fn window_titles(&self) -> Vec<String> {
         self.display
             .windows()
-            .map(|ws| ws.into_iter().map(|w| self.task_text(&w.title)).collect())
+            .map(|ws| ws.into_iter().map(|w| w.title).collect())
             .unwrap_or_default()
     }
 
@@ -928,6 +919,14 @@ mod tests {
         assert!(apps.len() >= 8, "{apps:?}");
         let categories: std::collections::BTreeSet<_> = apps.iter().map(|a| &a.category).collect();
         assert!(categories.len() >= 4, "{categories:?}");
+        // Subtasks take their application's category, and a pool whose
+        // category the catalogue does not know cannot be imported.
+        let known = Catalog::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+            .categories;
+        for a in &apps {
+            assert!(known.contains(&a.category), "{}: {}", a.name, a.category);
+        }
         assert_eq!(
             find_app(&apps, "mousepad").map(|a| a.name.as_str()),
             Some("Mousepad")

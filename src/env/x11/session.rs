@@ -22,11 +22,15 @@
 //! With `SYNTH_X11_DISPLAY` set (for example `:0`), synth attaches to that display
 //! and its buses (`DBUS_SESSION_BUS_ADDRESS` from the environment) instead of
 //! starting its own; it still uses its own sandboxed home.
+//!
+//! The applications see the sandboxed home at `/home/user` (a private mount
+//! namespace per session, [`super::sandbox`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::sandbox::Namespace;
 use crate::env::EnvError;
 
 /// The screen size of a started display (the simulated desktop's size).
@@ -45,8 +49,15 @@ pub struct Session {
     /// Environment every program of the session gets (DISPLAY, the bus, GTK's
     /// accessibility bridge, HOME).
     pub env: Vec<(String, String)>,
-    /// The sandboxed home: what `/home/user` is in tasks.
+    /// The sandboxed home's real path: what the applications see at
+    /// `/home/user` (the path tasks name).
     pub home: PathBuf,
+    /// The mount namespace that shows them the sandbox there (dropped before
+    /// the folder it binds).
+    ns: Namespace,
+    /// The applications' own variables (HOME and the bridges), which the
+    /// launcher's command carries (openbox keeps its own environment).
+    apps_env: Vec<(String, String)>,
     _home_dir: tempfile::TempDir,
     /// Where the applications' error output goes (one file per application).
     logs: tempfile::TempDir,
@@ -266,6 +277,13 @@ pub fn missing_program() -> Option<String> {
 }
 
 impl Session {
+    /// Makes `cmd` an application of this session: run in the namespace that
+    /// shows the sandbox at `/home/user`, in that folder, as the session's
+    /// account.
+    pub fn sandboxed(&self, cmd: &mut Command) {
+        self.ns.enter(cmd, self.account);
+    }
+
     /// The account the session's programs run as (None: synth's own).
     pub fn account(&self) -> Option<Account> {
         self.account
@@ -296,7 +314,13 @@ impl Session {
     ///
     /// # Errors
     /// A missing program, or a display or bus that does not come up in time.
-    pub fn start(slot: usize, launcher: Option<&str>) -> Result<Session, EnvError> {
+    /// `extra_env` is what the catalogue gives every program of the desktop
+    /// (`{sandbox}` in a value stands for the sandbox's real path).
+    pub fn start(
+        slot: usize,
+        launcher: Option<&str>,
+        extra_env: &[(String, String)],
+    ) -> Result<Session, EnvError> {
         let home_dir = tempfile::Builder::new()
             .prefix(&format!("synth-x11-home-{slot}-"))
             .tempdir()
@@ -319,6 +343,13 @@ impl Session {
                 })?;
             }
         }
+        let ns = Namespace::start(&home, &mark)?;
+        let mut apps_env = app_env();
+        apps_env.extend(
+            extra_env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.replace("{sandbox}", &home.to_string_lossy()))),
+        );
         if let Ok(display) = std::env::var("SYNTH_X11_DISPLAY") {
             let mut env = vec![
                 ("DISPLAY".to_string(), display.clone()),
@@ -327,11 +358,13 @@ impl Session {
             if let Ok(bus) = std::env::var("DBUS_SESSION_BUS_ADDRESS") {
                 env.push(("DBUS_SESSION_BUS_ADDRESS".into(), bus));
             }
-            env.extend(app_env(&home));
+            env.extend(apps_env);
             return Ok(Session {
                 display,
                 env,
                 home,
+                ns,
+                apps_env: Vec::new(),
                 _home_dir: home_dir,
                 logs,
                 children: Vec::new(),
@@ -355,6 +388,8 @@ impl Session {
                 (MARK_VAR.to_string(), mark.clone()),
             ],
             home: home.clone(),
+            ns,
+            apps_env: apps_env.clone(),
             _home_dir: home_dir,
             logs,
             children: vec![xvfb],
@@ -376,7 +411,7 @@ impl Session {
         // The bridge registers with the bus when an application starts; give the
         // launcher a moment to own its name.
         std::thread::sleep(Duration::from_millis(500));
-        session.env.extend(app_env(&home));
+        session.env.extend(apps_env);
         Ok(session)
     }
 
@@ -386,9 +421,9 @@ impl Session {
             return Ok(());
         };
         let mut cmd = Command::new("openbox");
-        if let Some(a) = self.account {
-            a.apply(&mut cmd);
-        }
+        // In the applications' namespace: the launcher it starts, and what
+        // that starts, see the sandbox at /home/user.
+        self.ns.enter(&mut cmd, self.account);
         die_with_parent(&mut cmd);
         cmd.args(["--config-file", &rc])
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -466,8 +501,9 @@ impl Session {
         // sandboxed home, with the accessibility bridge; openbox keeps its own
         // environment (it splits the command as a shell would, without a shell).
         let with_env = |cmd: &str| {
-            let vars: Vec<String> = app_env(&self.home)
-                .into_iter()
+            let vars: Vec<String> = self
+                .apps_env
+                .iter()
                 .map(|(k, v)| format!("'{k}={}'", v.replace('\'', "")))
                 .collect();
             format!("env {} {cmd}", vars.join(" "))
@@ -667,12 +703,13 @@ impl Drop for Session {
     }
 }
 
-/// The environment of the applications: the sandboxed home, GTK's and Qt's
-/// accessibility bridges on, no desktop portal lookups.
-fn app_env(home: &Path) -> Vec<(String, String)> {
-    let h = home.to_string_lossy().to_string();
+/// The environment of the applications: the sandboxed home (at `/home/user`
+/// in their namespace), GTK's and Qt's accessibility bridges on, no desktop
+/// portal lookups.
+fn app_env() -> Vec<(String, String)> {
+    let h = super::sandbox::HOME;
     vec![
-        ("HOME".into(), h.clone()),
+        ("HOME".into(), h.to_string()),
         ("XDG_CONFIG_HOME".into(), format!("{h}/.config")),
         ("XDG_DATA_HOME".into(), format!("{h}/.local/share")),
         ("XDG_CACHE_HOME".into(), format!("{h}/.cache")),

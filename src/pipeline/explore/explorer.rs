@@ -3,8 +3,9 @@
 //! It walks the application's screens and effects ([`super::paths::plans`]), picks
 //! parameter values (inputs among the request's `known_resources`, so chains across
 //! applications form; outputs as new names derived from the input's stem), runs
-//! each path in a copy of the simulated desktop on which every known resource
-//! holds, and proposes only what really made its outputs hold. Instructions are
+//! each path in a copy of the desktop (a [`Replica`], from the stage's desktop
+//! factory) on which every known resource holds, and proposes only what really
+//! made its outputs hold. Instructions are
 //! worded from the effects' `describe` phrases.
 //!
 //! Deterministic: every choice is seeded by a hash of the request's content.
@@ -14,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 
 use super::paths::{self, Plan, SlotRole, Step};
-use crate::env::sim::{vfs, Clipboard, SimDesktop};
+use crate::env::sim::{vfs, Clipboard};
 use crate::env::spec::{Op, COLLECTIONS};
 use crate::env::Replica;
 use crate::llm::{ExploreRequest, KnownResource, LlmError, OfflineRole, Outcome, SubtaskProposal};
@@ -57,7 +58,7 @@ const SETS_PER_DELIVERY: usize = 12;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
-    desktop: SimDesktop,
+    desktop: Box<dyn Replica>,
     catalog: Catalog,
     /// The desktop's own files as (folder, stem): what a made file's name goes
     /// back to ([`root_stem`]).
@@ -65,13 +66,8 @@ pub struct OfflineExplorer {
 }
 
 impl OfflineExplorer {
-    /// An explorer on copies of `desktop`, when it is the simulated desktop
-    /// (whose state the explorer searches); None for any other kind of replica.
-    pub fn on(desktop: &dyn Replica, catalog: &Catalog) -> Option<OfflineExplorer> {
-        Some(OfflineExplorer::new(SimDesktop::of(desktop)?, catalog))
-    }
-
-    pub fn new(desktop: &SimDesktop, catalog: &Catalog) -> OfflineExplorer {
+    /// An explorer on copies of `desktop` (whose state the explorer searches).
+    pub fn new(desktop: &dyn Replica, catalog: &Catalog) -> OfflineExplorer {
         let originals = desktop
             .current_resources()
             .iter()
@@ -80,7 +76,7 @@ impl OfflineExplorer {
             .map(|p| (vfs::parent(p).to_string(), stem_of(p)))
             .collect();
         OfflineExplorer {
-            desktop: desktop.clone(),
+            desktop: desktop.fork(),
             catalog: catalog.clone(),
             originals,
         }
@@ -88,13 +84,13 @@ impl OfflineExplorer {
 
     /// Proposals for one request (empty when the application has no usable path).
     pub fn propose(&self, req: &ExploreRequest) -> Vec<SubtaskProposal> {
-        let Some(app) = self.desktop.app(&req.application) else {
+        let Some(app) = self.desktop.spec(&req.application) else {
             return Vec::new();
         };
         let seed = seed_of(req);
         let mut known = req.known_resources.clone();
         // Every value on the desktop is taken: no new file gets an existing name.
-        let before = materialize(&self.desktop, &known).current_resources();
+        let before = materialize(&*self.desktop, &known).current_resources();
         let mut taken: BTreeSet<String> = req
             .known_resources
             .iter()
@@ -474,7 +470,7 @@ impl OfflineExplorer {
                 })
                 .or_else(|| self.shown_stem(plan))
                 .or_else(|| {
-                    let app = self.desktop.app(&plan.app)?;
+                    let app = self.desktop.spec(&plan.app)?;
                     Some(app.spec.holds.as_deref()?.replace(' ', "_"))
                 })
                 .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
@@ -660,11 +656,11 @@ impl OfflineExplorer {
                 })
                 .cloned()
                 .collect();
-            let own = materialize(&self.desktop, &needed);
+            let own = materialize(&*self.desktop, &needed);
             let own_before = own.current_resources();
             let (base, before) = (&own, &own_before);
-            let after = match with_clipboard(base, plan, &values)
-                .and_then(|start| paths::execute(&start, plan, &values).map_err(|e| e.0))
+            let after = match with_clipboard(&**base, plan, &values)
+                .and_then(|start| paths::execute(&*start, plan, &values).map_err(|e| e.0))
             {
                 Ok(a) => a,
                 Err(e) => {
@@ -672,7 +668,7 @@ impl OfflineExplorer {
                     continue;
                 }
             };
-            let new = paths::new_resources(before, &after);
+            let new = paths::new_resources(before, &*after);
             let mut outs: Vec<Resource> = Vec::new();
             let mut bad = false;
             let mut kinds: BTreeSet<String> = plan.produces.iter().cloned().collect();
@@ -688,7 +684,7 @@ impl OfflineExplorer {
                     if values.contains_key("setting_value") {
                         r
                     } else {
-                        setting_pair(r, before_settings(base), &after)
+                        setting_pair(r, before_settings(&**base), &*after)
                     }
                 })
                 .collect();
@@ -831,7 +827,7 @@ impl OfflineExplorer {
     /// rejected made-up calculations: such a plan gets no set.
     fn rewrites_a_figure(&self, plan: &Plan, values: &ParameterSet) -> bool {
         let topics = &self.catalog.topics;
-        let Some(app) = self.desktop.app(&plan.app) else {
+        let Some(app) = self.desktop.spec(&plan.app) else {
             return false;
         };
         plan.slots.iter().any(|s| {
@@ -881,7 +877,7 @@ impl OfflineExplorer {
     /// The contents the plan's edits suit, as their effects declare (`suits`,
     /// the intersection over the controls it clicks); `None`: any.
     fn suits(&self, plan: &Plan) -> Option<Vec<String>> {
-        let app = self.desktop.app(&plan.app)?;
+        let app = self.desktop.spec(&plan.app)?;
         let mut suits: Option<Vec<String>> = None;
         for (_, control, _, e) in crate::env::spec::effects_of(&app.spec) {
             if e.suits.is_empty() || !plan.clicked.contains(&control) {
@@ -1080,7 +1076,7 @@ impl OfflineExplorer {
     /// subject's footage; naming it by what it shows instead gave nine
     /// 'screen_recording_draft/_final/_v2' names, no better).
     fn shown_stem(&self, plan: &Plan) -> Option<String> {
-        let app = self.desktop.app(&plan.app)?;
+        let app = self.desktop.spec(&plan.app)?;
         crate::env::spec::effects_of(&app.spec)
             .into_iter()
             .filter(|(screen, control, _, _)| *screen == plan.screen && *control == plan.producer)
@@ -1182,7 +1178,7 @@ impl OfflineExplorer {
 
     /// The collection behind List `list` of application `app`.
     fn list_collection(&self, app: &str, list: &str) -> Option<String> {
-        let spec = &self.desktop.app(app)?.spec;
+        let spec = &self.desktop.spec(app)?.spec;
         spec.screens.values().find_map(|s| {
             s.controls.iter().find_map(|c| {
                 let c = c.get_ref();
@@ -1197,12 +1193,12 @@ impl OfflineExplorer {
     }
 }
 
-fn before_settings(d: &SimDesktop) -> &BTreeMap<String, String> {
+fn before_settings(d: &dyn Replica) -> &BTreeMap<String, String> {
     &d.state().settings
 }
 
 /// A changed setting as `key=value` (a bare value is ambiguous across settings).
-fn setting_pair(r: Resource, before: &BTreeMap<String, String>, after: &SimDesktop) -> Resource {
+fn setting_pair(r: Resource, before: &BTreeMap<String, String>, after: &dyn Replica) -> Resource {
     if r.kind != "setting_value" {
         return r;
     }
@@ -1352,17 +1348,17 @@ fn spread_by_inputs(plans: Vec<Plan>) -> Vec<Plan> {
 /// The desktop a plan starts from: `base`, with something on the clipboard when
 /// the plan pastes (what an earlier subtask would have copied).
 fn with_clipboard(
-    base: &SimDesktop,
+    base: &dyn Replica,
     plan: &Plan,
     values: &ParameterSet,
-) -> Result<SimDesktop, String> {
-    let mut start = base.clone();
+) -> Result<Box<dyn Replica>, String> {
+    let mut start = base.fork();
     if let Some(kind) = &plan.pastes {
         let wanted = Resource {
             kind: kind.clone(),
             parameter: None,
         };
-        crate::env::Environment::prepare(&mut start, &plan.app, &wanted, values)?;
+        start.prepare(&plan.app, &wanted, values)?;
     }
     Ok(start)
 }
@@ -1370,8 +1366,8 @@ fn with_clipboard(
 /// A copy of the desktop on which every known resource holds (files of other
 /// subtasks' outputs exist with a stand-in content, records are in their
 /// collections), with no window open.
-pub fn materialize(desktop: &SimDesktop, known: &[KnownResource]) -> SimDesktop {
-    let mut d = desktop.clone();
+pub fn materialize(desktop: &dyn Replica, known: &[KnownResource]) -> Box<dyn Replica> {
+    let mut d = desktop.fork();
     let mut state = desktop.state().clone();
     state.windows.clear();
     state.active = None;

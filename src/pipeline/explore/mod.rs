@@ -155,17 +155,17 @@ impl fmt::Display for ExploreReport {
     }
 }
 
-/// The offline roles this stage provides: the explorer (when it can search
-/// `desktop`, see [`OfflineExplorer::on`]) and the coder (verify sets the actor on
-/// the same struct).
+/// The offline roles this stage provides: the explorer (which searches copies
+/// of `desktop`, a [`Replica`]) and the coder (verify sets the actor on the
+/// same struct).
 pub fn offline_roles(
     desktop: &dyn Replica,
     catalog: &Catalog,
     subtasks: &[Subtask],
 ) -> OfflineRoles {
     OfflineRoles {
-        explorer: OfflineExplorer::on(desktop, catalog)
-            .map(|e| Box::new(e) as Box<dyn crate::llm::OfflineRole<ExploreRequest>>),
+        explorer: Some(Box::new(OfflineExplorer::new(desktop, catalog))
+            as Box<dyn crate::llm::OfflineRole<ExploreRequest>>),
         coder: Some(Box::new(OfflineCoder::new(desktop, catalog, subtasks))),
         ..OfflineRoles::default()
     }

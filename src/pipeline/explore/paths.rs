@@ -7,14 +7,15 @@
 //! A [`Plan`] is pure data derived from the spec alone (no desktop state), so the
 //! explorer (which words instructions from it) and the coder (which derives checks
 //! from it) always agree on what a subtask's path is. [`execute`] runs a plan with
-//! concrete values in a [`SimDesktop`] to learn which resources it really makes.
+//! concrete values in a [`Replica`] to learn which resources it really makes.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::env::sim::{vfs, SimDesktop};
+use crate::env::sim::vfs;
 use crate::env::spec::{
     collection_spec, AppSpec, ControlSpec, ControlType, Effect, ItemSource, Op,
 };
+use crate::env::Replica;
 use crate::model::{Action, ActionCall, ParameterSet};
 use crate::resources::{Catalog, Resource};
 
@@ -2203,13 +2204,13 @@ pub struct RunFailure(pub String);
 /// returns the desktop afterwards. A step that opens an error dialog or finds no
 /// control fails the run.
 pub fn execute(
-    base: &SimDesktop,
+    base: &dyn Replica,
     plan: &Plan,
     values: &ParameterSet,
-) -> Result<SimDesktop, RunFailure> {
-    let mut d = base.clone();
+) -> Result<Box<dyn Replica>, RunFailure> {
+    let mut d = base.fork();
     d.launch(&plan.app).map_err(|e| RunFailure(e.to_string()))?;
-    Ok(actions_of(&d, plan, values)?.0)
+    Ok(actions_of(&*d, plan, values)?.0)
 }
 
 /// Runs the steps of `plan` with `values` from `start` (the application's window
@@ -2219,12 +2220,12 @@ pub fn execute(
 /// # Errors
 /// The first step that fails, with the desktop's feedback.
 pub fn actions_of(
-    start: &SimDesktop,
+    start: &dyn Replica,
     plan: &Plan,
     values: &ParameterSet,
-) -> Result<(SimDesktop, Vec<Action>), RunFailure> {
+) -> Result<(Box<dyn Replica>, Vec<Action>), RunFailure> {
     let mut d = Runner {
-        d: start.clone(),
+        d: start.fork(),
         log: Vec::new(),
     };
     for step in &plan.steps {
@@ -2308,13 +2309,13 @@ fn click(text: &str) -> Action {
 
 /// A desktop being driven, with the actions taken on it.
 struct Runner {
-    d: SimDesktop,
+    d: Box<dyn Replica>,
     log: Vec<Action>,
 }
 
 fn act(r: &mut Runner, a: Action) -> Result<(), RunFailure> {
     let d = &mut r.d;
-    let out = d.step(&a);
+    let out = d.act(&a);
     r.log.push(a);
     let d = &r.d;
     if !out.ok {
@@ -2328,14 +2329,14 @@ fn act(r: &mut Runner, a: Action) -> Result<(), RunFailure> {
     Ok(())
 }
 
-fn visible(d: &SimDesktop, name: &str) -> bool {
+fn visible(d: &dyn Replica, name: &str) -> bool {
     d.live().controls.iter().any(|c| c.name == name)
 }
 
 /// Clicks item `name` of List `list`, scrolling it into view.
 fn select_visible(d: &mut Runner, list: &str, name: &str) -> Result<(), RunFailure> {
     for _ in 0..20 {
-        if visible(&d.d, name) {
+        if visible(&*d.d, name) {
             return act(d, click(name));
         }
         let a = Action {
@@ -2367,14 +2368,14 @@ fn select_visible(d: &mut Runner, list: &str, name: &str) -> Result<(), RunFailu
 fn select_path(d: &mut Runner, list: &str, path: &str) -> Result<(), RunFailure> {
     let target = vfs::normalize(path, vfs::HOME).map_err(|e| RunFailure(e.to_string()))?;
     let parent = vfs::parent(&target).to_string();
-    let cwd = |d: &SimDesktop| {
+    let cwd = |d: &dyn Replica| {
         d.state()
             .active
             .and_then(|i| d.state().windows.get(i))
             .and_then(|w| w.fields.get("cwd").cloned())
             .unwrap_or_default()
     };
-    if cwd(&d.d) != parent {
+    if cwd(&*d.d) != parent {
         // The sidebar button for the longest matching folder.
         let mut best: Option<(usize, String)> = None;
         for c in &d.d.live().controls {
@@ -2395,15 +2396,15 @@ fn select_path(d: &mut Runner, list: &str, path: &str) -> Result<(), RunFailure>
             act(d, click(&b))?;
         }
         let mut guard = 0;
-        while cwd(&d.d) != parent && guard < 8 {
+        while cwd(&*d.d) != parent && guard < 8 {
             guard += 1;
-            let cur = cwd(&d.d);
+            let cur = cwd(&*d.d);
             let rest = parent
                 .strip_prefix(&format!("{cur}/"))
                 .ok_or_else(|| RunFailure(format!("cannot reach {parent} from {cur}")))?;
             let next = rest.split('/').next().unwrap_or_default().to_string();
             for _ in 0..20 {
-                if visible(&d.d, &next) {
+                if visible(&*d.d, &next) {
                     break;
                 }
                 act(
@@ -2433,7 +2434,7 @@ fn select_path(d: &mut Runner, list: &str, path: &str) -> Result<(), RunFailure>
 
 /// The resources that hold after a run and did not before, without the
 /// `*_in_processing` kinds (an open window is not a lasting result).
-pub fn new_resources(before: &BTreeSet<Resource>, after: &SimDesktop) -> Vec<Resource> {
+pub fn new_resources(before: &BTreeSet<Resource>, after: &dyn Replica) -> Vec<Resource> {
     after
         .current_resources()
         .into_iter()
@@ -2446,15 +2447,16 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn setup() -> (SimDesktop, Catalog) {
+    fn setup() -> (Box<dyn Replica>, Catalog) {
         let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        (SimDesktop::load(&ws).unwrap(), Catalog::load(&ws).unwrap())
+        let desktops = crate::env::EnvSetup::default().desktops(&ws).unwrap();
+        (desktops.replica().unwrap(), Catalog::load(&ws).unwrap())
     }
 
     #[test]
     fn an_archive_list_gathers_two_files_into_one_zip() {
         let (d, c) = setup();
-        let app = &d.app("Archiver").unwrap().spec;
+        let app = &d.spec("Archiver").unwrap().spec;
         let ps = plans(app, &c);
         let two = ps
             .iter()
@@ -2482,7 +2484,7 @@ mod tests {
             "/home/user/Documents/lease_agreement.pdf".into(),
         );
         v.insert("zip_path".into(), "/home/user/Downloads/bills.zip".into());
-        let after = execute(&d, two, &v).unwrap();
+        let after = execute(&*d, two, &v).unwrap();
         let zip = after
             .state()
             .vfs
@@ -2497,7 +2499,7 @@ mod tests {
     #[test]
     fn a_bundle_gathers_files_of_several_kinds_and_is_found_again_by_its_wording() {
         let (d, c) = setup();
-        let app = &d.app("Archiver").unwrap().spec;
+        let app = &d.spec("Archiver").unwrap().spec;
         let ps = plans(app, &c);
         let base = ps
             .iter()
@@ -2541,7 +2543,7 @@ mod tests {
         ] {
             v.insert(slot.into(), path.into());
         }
-        let after = execute(&d, &bundle, &v).unwrap();
+        let after = execute(&*d, &bundle, &v).unwrap();
         let zip = after
             .state()
             .vfs
@@ -2560,7 +2562,7 @@ mod tests {
     #[test]
     fn a_mail_attaches_several_files_and_sends_them_in_one_message() {
         let (d, c) = setup();
-        let app = &d.app("Mail").unwrap().spec;
+        let app = &d.spec("Mail").unwrap().spec;
         let ps = plans(app, &c);
         let base = ps
             .iter()
@@ -2603,7 +2605,7 @@ mod tests {
         ] {
             v.insert(slot.into(), value.into());
         }
-        let after = execute(&d, &mail, &v).unwrap();
+        let after = execute(&*d, &mail, &v).unwrap();
         let sent = &after.state().collections["sent_mail"];
         let last = sent.last().expect("a sent mail");
         assert_eq!(
@@ -2616,7 +2618,7 @@ mod tests {
     #[test]
     fn writer_has_an_export_plan_after_opening() {
         let (d, c) = setup();
-        let app = &d.app("Writer").unwrap().spec;
+        let app = &d.spec("Writer").unwrap().spec;
         let ps = plans(app, &c);
         let export = ps
             .iter()
@@ -2642,8 +2644,8 @@ mod tests {
             "/home/user/Documents/itinerary_x.pdf".into(),
         );
         let before = d.current_resources();
-        let after = execute(&d, export, &v).unwrap();
-        let new = new_resources(&before, &after);
+        let after = execute(&*d, export, &v).unwrap();
+        let new = new_resources(&before, &*after);
         assert!(
             new.contains(&Resource::new(
                 "pdf_path",
@@ -2656,7 +2658,7 @@ mod tests {
     #[test]
     fn a_document_plan_may_paste_what_another_subtask_copied() {
         let (d, c) = setup();
-        let ps = plans(&d.app("Sheets").unwrap().spec, &c);
+        let ps = plans(&d.spec("Sheets").unwrap().spec, &c);
         let paste = ps
             .iter()
             .find(|p| {
@@ -2686,7 +2688,7 @@ mod tests {
     #[test]
     fn a_picture_is_inserted_only_where_it_is_kept() {
         let (d, c) = setup();
-        let ps = plans(&d.app("Writer").unwrap().spec, &c);
+        let ps = plans(&d.spec("Writer").unwrap().spec, &c);
         let inserts: Vec<&Plan> = ps
             .iter()
             .filter(|p| p.slot("other_img_path").is_some())
@@ -2715,7 +2717,7 @@ mod tests {
     #[test]
     fn a_typed_field_with_a_paste_button_has_a_pasting_variant() {
         let (d, c) = setup();
-        let ps = plans(&d.app("Mail").unwrap().spec, &c);
+        let ps = plans(&d.spec("Mail").unwrap().spec, &c);
         let paste = ps
             .iter()
             .find(|p| p.pastes.is_some() && p.producer == "Send")
@@ -2747,7 +2749,7 @@ mod tests {
     fn no_plan_does_filler_before_handing_on() {
         let (d, c) = setup();
         let templates = |app: &str| -> Vec<String> {
-            plans(&d.app(app).unwrap().spec, &c)
+            plans(&d.spec(app).unwrap().spec, &c)
                 .iter()
                 .map(|p| p.base_template())
                 .collect()

@@ -1844,6 +1844,7 @@ mod tests {
             category: "Office".into(),
             command: vec!["mousepad".into()],
             open: vec![],
+            env: Default::default(),
             window_class: "Mousepad".into(),
             accessible_name: "mousepad".into(),
             extensions: vec!["txt".into()],

@@ -3,8 +3,8 @@
 //! It reads the instruction by matching it against the templates of the subtasks
 //! it was built with (recovering the subtask and its parameter values), rebuilds the
 //! instance's start desktop ([`super::contract::start_state`]) in its own
-//! [`SimDesktop`] replica, replays the request's history on it, and plans by
-//! best-first search in the simulator towards a state where
+//! [`Replica`] (a copy of the stage's desktop), replays the request's history on
+//! it, and plans by best-first search over copies of it towards a state where
 //!
 //! - every output resource of the instance holds,
 //! - every parameter value was used, and
@@ -55,7 +55,7 @@ use std::sync::{Arc, Mutex};
 
 use super::contract::{prepare_start, Instance};
 use crate::env::sim::{vfs, Target};
-use crate::env::{EventKind, Replica, SimDesktop};
+use crate::env::{EventKind, Replica};
 use crate::llm::{ActRequest, ActorStep, LlmError, OfflineRole, Outcome, StepStatus};
 use crate::model::{placeholders, Action, ActionCall, ParameterSet, Subtask};
 use crate::pipeline::explore::paths;
@@ -77,7 +77,7 @@ pub use crate::llm::Subgoals;
 
 /// The rule-based actor (see the module doc).
 pub struct OfflineActor {
-    base: SimDesktop,
+    base: Box<dyn Replica>,
     catalog: Catalog,
     subtasks: Vec<Subtask>,
     plans: Mutex<HashMap<String, Arc<Vec<PlannedStep>>>>,
@@ -156,20 +156,12 @@ pub fn match_template(template: &str, instruction: &str) -> Option<ParameterSet>
 }
 
 impl OfflineActor {
-    /// An actor for the instructions of `subtasks` on copies of `base`, when it
-    /// is the simulated desktop (whose state the actor searches); None for any
-    /// other kind of replica.
-    pub fn on(
-        base: &dyn Replica,
-        catalog: Catalog,
-        subtasks: Vec<Subtask>,
-    ) -> Option<OfflineActor> {
-        let sim = SimDesktop::of(base)?;
-        Some(OfflineActor::new(sim.clone(), catalog, subtasks))
-    }
-
     /// An actor for the instructions of `subtasks` on the desktop `base`.
-    pub fn new(base: SimDesktop, catalog: Catalog, mut subtasks: Vec<Subtask>) -> OfflineActor {
+    pub fn new(
+        base: Box<dyn Replica>,
+        catalog: Catalog,
+        mut subtasks: Vec<Subtask>,
+    ) -> OfflineActor {
         subtasks.sort_by(|a, b| a.id.cmp(&b.id));
         OfflineActor {
             base,
@@ -209,11 +201,11 @@ impl OfflineActor {
         }
         let start = self.start_of(inst)?;
         let hint = if *goals == Subgoals::default() {
-            self.hint(&start, inst)
+            self.hint(&*start, inst)
         } else {
             None
         };
-        let plan = Arc::new(guided_search(&start, inst, goals, true, hint.as_deref()));
+        let plan = Arc::new(guided_search(&*start, inst, goals, true, hint.as_deref()));
         self.lock().insert(key, plan.clone());
         Ok(plan)
     }
@@ -223,8 +215,8 @@ impl OfflineActor {
     /// [`crate::pipeline::explore::paths`]), run with its parameters from `start`
     /// with the application open. `None` when no path words the instruction or
     /// the path fails.
-    fn hint(&self, start: &SimDesktop, inst: &Instance) -> Option<Vec<Action>> {
-        let spec = &start.app(&inst.application)?.spec;
+    fn hint(&self, start: &dyn Replica, inst: &Instance) -> Option<Vec<Action>> {
+        let spec = &start.spec(&inst.application)?.spec;
         let plans = {
             let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
             cache
@@ -241,17 +233,17 @@ impl OfflineActor {
         };
         let kinds: Vec<String> = inst.inputs.iter().map(|r| r.kind.clone()).collect();
         let plan = paths::worded_plan(spec, &plans, &kinds, |p| worded(&p))?;
-        let mut desk = start.clone();
+        let mut desk = start.fork();
         desk.launch(&inst.application).ok()?;
-        paths::actions_of(&desk, &plan, &inst.params)
+        paths::actions_of(&*desk, &plan, &inst.params)
             .ok()
             .map(|(_, actions)| actions)
     }
 
     /// The start desktop of `inst`: a copy of the base with its inputs prepared.
-    fn start_of(&self, inst: &Instance) -> Result<SimDesktop, String> {
-        let mut start = self.base.clone();
-        prepare_start(&mut start, inst)?;
+    fn start_of(&self, inst: &Instance) -> Result<Box<dyn Replica>, String> {
+        let mut start = self.base.fork();
+        prepare_start(&mut *start, inst)?;
         Ok(start)
     }
 
@@ -280,9 +272,9 @@ impl OfflineActor {
             // Off the cached plan (another actor's history): plan from the replica.
             let mut replica = self.start_of(&inst)?;
             for h in &req.history {
-                replica.step_quiet(&h.action);
+                replica.act_quiet(&h.action);
             }
-            search(&replica, &inst, &goals, false).into_iter().next()
+            search(&*replica, &inst, &goals, false).into_iter().next()
         };
         let Some(step) = next else {
             return Ok(ActorStep {
@@ -501,13 +493,13 @@ fn value_used(events: &[crate::env::Event], v: &Value) -> bool {
 
 impl Goal<'_> {
     /// Do all the outputs hold (false for a subtask without outputs)?
-    fn outputs_hold(&self, desk: &SimDesktop) -> bool {
+    fn outputs_hold(&self, desk: &dyn Replica) -> bool {
         !self.inst.outputs.is_empty() && self.inst.outputs.iter().all(|r| desk.holds(r))
     }
 
     /// How many values that are not required were not used in the first
     /// `cutoff` events.
-    fn optional_unused(&self, desk: &SimDesktop, cutoff: Option<usize>) -> usize {
+    fn optional_unused(&self, desk: &dyn Replica, cutoff: Option<usize>) -> usize {
         let all = &desk.state().events;
         let events = &all[..cutoff.unwrap_or(all.len()).min(all.len())];
         self.values
@@ -518,7 +510,7 @@ impl Goal<'_> {
 
     /// Were the required values used, and the feedback's subgoals met, in the
     /// first `cutoff` events?
-    fn event_goals_met(&self, desk: &SimDesktop, cutoff: Option<usize>) -> bool {
+    fn event_goals_met(&self, desk: &dyn Replica, cutoff: Option<usize>) -> bool {
         // The outputs hold at a cutoff; what is left is event goals and the
         // active window (which later steps can still change).
         let (d, _) = self.distance(desk, cutoff);
@@ -526,7 +518,7 @@ impl Goal<'_> {
     }
 
     /// Is the active window one of the instruction's applications?
-    fn in_own_app(&self, desk: &SimDesktop) -> bool {
+    fn in_own_app(&self, desk: &dyn Replica) -> bool {
         desk.state()
             .active
             .and_then(|i| desk.state().windows.get(i))
@@ -536,7 +528,7 @@ impl Goal<'_> {
     /// Unmet goals of `desk`, weighted, and a bit set of the met ones (for
     /// deduplication). Values count as used only in the first `cutoff` events: a
     /// value typed after the outputs were made did not go into them.
-    fn distance(&self, desk: &SimDesktop, cutoff: Option<usize>) -> (usize, u64) {
+    fn distance(&self, desk: &dyn Replica, cutoff: Option<usize>) -> (usize, u64) {
         let all = &desk.state().events;
         let events = &all[..cutoff.unwrap_or(all.len()).min(all.len())];
         let mut d = 0;
@@ -608,7 +600,7 @@ impl Goal<'_> {
 
 /// A hash of the parts of the state that matter for planning (not the event log,
 /// the clock or the last feedback).
-fn state_key(desk: &SimDesktop, bits: u64) -> u64 {
+fn state_key(desk: &dyn Replica, bits: u64) -> u64 {
     struct W<'a>(&'a mut DefaultHasher);
     impl std::io::Write for W<'_> {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -680,11 +672,11 @@ fn literal_keys(text: &str) -> String {
 }
 
 /// The candidate moves in `desk`, each with its cost and a thought.
-fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
+fn moves(desk: &dyn Replica, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
     let mut out = Vec::new();
     let state = desk.state();
     let active = state.active.and_then(|i| state.windows.get(i));
-    let app = active.and_then(|w| desk.app(&w.app));
+    let app = active.and_then(|w| desk.spec(&w.app));
     let screen = match (active, app) {
         (Some(w), Some(a)) => a.spec.screens.get(&w.screen),
         _ => None,
@@ -721,7 +713,7 @@ fn moves(desk: &SimDesktop, goal: &Goal<'_>) -> Vec<(u32, PlannedStep)> {
                 // another one the instruction names is reached by the subtask's
                 // own effects ("edit the picture in Image Editor"), and a name can
                 // also be a value ("set default browser to Browser").
-                let name = desk.apps().get(*i).map(|a| a.spec.name.as_str());
+                let name = desk.specs().get(*i).map(|a| a.spec.name.as_str());
                 if name == Some(goal.inst.application.as_str()) {
                     out.push((
                         1,
@@ -911,7 +903,7 @@ struct ArenaNode {
 }
 
 /// Does a message box report an error? Plans never take a step that fails.
-fn shows_error(desk: &SimDesktop) -> bool {
+fn shows_error(desk: &dyn Replica) -> bool {
     desk.state()
         .windows
         .iter()
@@ -924,7 +916,7 @@ fn next_cutoff(
     goal: &Goal<'_>,
     cutoff: Option<usize>,
     held_before: bool,
-    after: &SimDesktop,
+    after: &dyn Replica,
 ) -> Option<usize> {
     cutoff
         .or_else(|| (!held_before && goal.outputs_hold(after)).then(|| after.state().events.len()))
@@ -942,7 +934,7 @@ fn mentions(text: &str, app: &str) -> bool {
 /// Best-first search from `start` (after a "Start" click when `show_desktop`).
 /// Returns the plan, or the best partial plan when the goal is out of reach.
 pub fn search(
-    start: &SimDesktop,
+    start: &dyn Replica,
     inst: &Instance,
     goals: &Subgoals,
     show_desktop: bool,
@@ -954,7 +946,7 @@ pub fn search(
 /// gives for the subtask): when they reach the goal as a careful person works,
 /// they are the plan (pruned of detours), in the order the instruction names them.
 pub fn guided_search(
-    start: &SimDesktop,
+    start: &dyn Replica,
     inst: &Instance,
     goals: &Subgoals,
     show_desktop: bool,
@@ -971,7 +963,7 @@ pub fn guided_search(
 /// [`search`] with or without the rule against writing over inputs; also says
 /// whether the plan reaches the goal.
 fn search_with(
-    start: &SimDesktop,
+    start: &dyn Replica,
     inst: &Instance,
     goals: &Subgoals,
     show_desktop: bool,
@@ -979,7 +971,7 @@ fn search_with(
     hint: Option<&[Action]>,
 ) -> (Vec<PlannedStep>, bool) {
     let fields: Vec<String> = start
-        .app(&inst.application)
+        .spec(&inst.application)
         .map(|a| {
             use crate::env::spec::ControlType as T;
             let mut f: Vec<String> = a
@@ -1004,7 +996,7 @@ fn search_with(
         })
         .collect();
     let mut apps = vec![inst.application.clone()];
-    for a in start.apps() {
+    for a in start.specs() {
         let name = &a.spec.name;
         if name == &inst.application {
             continue;
@@ -1020,7 +1012,7 @@ fn search_with(
                 rest = rest.replace(v.as_str(), " ");
             }
         }
-        for b in start.apps() {
+        for b in start.specs() {
             let longer = &b.spec.name;
             if longer.len() > name.len() && longer.contains(name.as_str()) {
                 rest = rest.replace(longer.as_str(), " ");
@@ -1047,7 +1039,7 @@ fn search_with(
         instruction: inst.instruction.to_lowercase(),
         apps,
     };
-    let mut root = start.clone();
+    let mut root = start.fork();
     let mut prefix = Vec::new();
     // From the desktop when the application is not open yet; in its window when
     // it is.
@@ -1068,14 +1060,14 @@ fn search_with(
                 thought: "Show the desktop first, so the application is started from the launcher."
                     .into(),
             };
-            root.step_quiet(&step.action);
+            root.act_quiet(&step.action);
             prefix.push(step);
         }
     }
     // The spec's own path is not pruned: each of its steps is an action the
     // instruction names (a paste the outputs would not need is still asked for).
-    if let Some(steps) = hint.and_then(|h| hinted_steps(&root, &inst.application, h)) {
-        if reaches(&root, &goal, &steps, careful) {
+    if let Some(steps) = hint.and_then(|h| hinted_steps(&*root, &inst.application, h)) {
+        if reaches(&*root, &goal, &steps, careful) {
             prefix.extend(steps);
             return (explain(start, &goal, prefix), true);
         }
@@ -1087,9 +1079,9 @@ fn search_with(
         depth: 0,
         cutoff: None,
     }];
-    let (d0, bits0) = goal.distance(&root, None);
+    let (d0, bits0) = goal.distance(&*root, None);
     let mut seen: HashSet<u64> = HashSet::new();
-    seen.insert(state_key(&root, bits0));
+    seen.insert(state_key(&*root, bits0));
     let mut heap: BinaryHeap<std::cmp::Reverse<(usize, u32, usize)>> = BinaryHeap::new();
     heap.push(std::cmp::Reverse((d0, 0, 0)));
     let mut best = (d0, 0usize, 0usize);
@@ -1121,32 +1113,32 @@ fn search_with(
         if depth >= MAX_DEPTH {
             continue;
         }
-        let mut desk = root.clone();
+        let mut desk = root.fork();
         for s in path_of(&arena, node) {
-            desk.step_quiet(&s.action);
+            desk.act_quiet(&s.action);
         }
-        let held = goal.outputs_hold(&desk);
-        for (cost, step) in moves(&desk, &goal) {
-            let mut child = desk.clone();
-            if !child.step_quiet(&step.action)
-                || shows_error(&child)
-                || discards_edits(&desk, &child)
-                || (careful && overwrites_input(inst, &child))
+        let held = goal.outputs_hold(&*desk);
+        for (cost, step) in moves(&*desk, &goal) {
+            let mut child = desk.fork();
+            if !child.act_quiet(&step.action)
+                || shows_error(&*child)
+                || discards_edits(&*desk, &*child)
+                || (careful && overwrites_input(inst, &*child))
             {
                 continue;
             }
-            let child_cutoff = next_cutoff(&goal, cutoff, held, &child);
+            let child_cutoff = next_cutoff(&goal, cutoff, held, &*child);
             if cutoff.is_none()
                 && child_cutoff.is_some()
-                && !goal.event_goals_met(&child, child_cutoff)
+                && !goal.event_goals_met(&*child, child_cutoff)
             {
                 // The outputs were made before every value went into them (or
                 // before the steps the feedback asks for): no continuation can
                 // mend that.
                 continue;
             }
-            let (cd, bits) = goal.distance(&child, child_cutoff);
-            if !seen.insert(state_key(&child, bits)) {
+            let (cd, bits) = goal.distance(&*child, child_cutoff);
+            if !seen.insert(state_key(&*child, bits)) {
                 continue;
             }
             arena.push(ArenaNode {
@@ -1165,13 +1157,13 @@ fn search_with(
             // Values that only name an output need not be typed (the output
             // holding is the goal), but typing them where they may go usually
             // is the way there: they guide the order, not the goal test.
-            let h = cd + goal.optional_unused(&child, child_cutoff);
+            let h = cd + goal.optional_unused(&*child, child_cutoff);
             heap.push(std::cmp::Reverse((h, g + cost, id)));
         }
     }
     let plan = path_of(&arena, best.2);
     prefix.extend(if best.0 == 0 {
-        prune(&root, &goal, plan, careful)
+        prune(&*root, &goal, plan, careful)
     } else {
         plan
     });
@@ -1181,7 +1173,7 @@ fn search_with(
 /// Did the last step write over a file the subtask reads but does not output (a
 /// save over the source before "Save As", even with nothing changed)? The
 /// instruction asks for a new file; the one it came from stays as it was.
-fn overwrites_input(inst: &Instance, after: &SimDesktop) -> bool {
+fn overwrites_input(inst: &Instance, after: &dyn Replica) -> bool {
     after.state().written.iter().any(|w| {
         let is = |r: &crate::resources::Resource| r.parameter.as_deref() == Some(w.as_str());
         inst.inputs.iter().any(is) && !inst.outputs.iter().any(is)
@@ -1192,7 +1184,7 @@ fn overwrites_input(inst: &Instance, after: &SimDesktop) -> bool {
 /// whose document had them now shows another document, a new one, or none (or
 /// the window is gone)? A person does not re-open a file over their own edits;
 /// a plan that does so loses what the instruction asked for.
-fn discards_edits(before: &SimDesktop, after: &SimDesktop) -> bool {
+fn discards_edits(before: &dyn Replica, after: &dyn Replica) -> bool {
     let windows = &after.state().windows;
     before.state().windows.iter().enumerate().any(|(i, w)| {
         let Some(d) = w.doc.as_ref().filter(|d| d.modified) else {
@@ -1215,8 +1207,8 @@ fn discards_edits(before: &SimDesktop, after: &SimDesktop) -> bool {
 /// is the longest phrase the clause starts with ("compress the PDF 'a.pdf'" names
 /// the control described as "compress the PDF"). A demonstration that makes the
 /// outputs without that click does not do what was asked.
-fn described_clicks(desk: &SimDesktop, inst: &Instance) -> Vec<String> {
-    let Some(app) = desk.app(&inst.application) else {
+fn described_clicks(desk: &dyn Replica, inst: &Instance) -> Vec<String> {
+    let Some(app) = desk.spec(&inst.application) else {
         return Vec::new();
     };
     let mut described: Vec<(String, String)> = Vec::new();
@@ -1308,7 +1300,7 @@ fn clauses(instruction: &str, app: &str) -> Vec<String> {
 
 /// What a resource kind is called, from its description ("A video file that
 /// exists on disk." gives "video file").
-fn noun_of(desk: &SimDesktop, kind: &str) -> String {
+fn noun_of(desk: &dyn Replica, kind: &str) -> String {
     let Some(d) = desk.kinds().get(kind).map(|k| k.description.clone()) else {
         return kind.replace('_', " ");
     };
@@ -1366,7 +1358,7 @@ enum Purpose {
 /// value being entered and where it comes from, the output it makes, the control
 /// it brings on screen. Derived from the instruction, the parameter values, the
 /// resources and the controls only; the phrasing varies deterministically.
-fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<PlannedStep> {
+fn explain(root: &dyn Replica, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<PlannedStep> {
     let inst = goal.inst;
     let app = inst.application.as_str();
     let parts = clauses(&inst.instruction, app);
@@ -1392,7 +1384,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
     };
     // The clause naming what a control does (its click's `describe`: 'Sum
     // Column' is how "add a total row" is done).
-    let spec = root.app(app).map(|a| &a.spec);
+    let spec = root.spec(app).map(|a| &a.spec);
     let by_effect = |control: &str| -> Option<String> {
         let spec = spec?;
         spec.screens.values().find_map(|screen| {
@@ -1414,10 +1406,10 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
         })
         .collect();
     // Replay the plan: the desk before each step, and what each step serves.
-    let mut desks = vec![root.clone()];
+    let mut desks = vec![root.fork()];
     for s in &steps {
         let mut d = desks.last().expect("one desk at least").clone();
-        d.step_quiet(&s.action);
+        d.act_quiet(&s.action);
         desks.push(d);
     }
     let mut purposes: Vec<(Purpose, Option<String>)> = Vec::new();
@@ -1427,7 +1419,7 @@ fn explain(root: &SimDesktop, goal: &Goal<'_>, steps: Vec<PlannedStep>) -> Vec<P
         let live = before.live();
         let target = live.resolve(&s.action).map(|k| live.controls[k].clone());
         let text = s.action.control_text.clone();
-        let made = !goal.outputs_hold(before) && goal.outputs_hold(after);
+        let made = !goal.outputs_hold(&**before) && goal.outputs_hold(&**after);
         let effect_clause = by_effect(&text);
         let p = match (&s.action.call, target.as_ref().map(|c| &c.target)) {
             (_, Some(Target::Launch(_))) => (Purpose::Launch, parts.first().cloned()),
@@ -1662,36 +1654,36 @@ const PRUNE_RUN: usize = 3;
 /// the shortest one, and a demonstration should not wander.
 /// Do `steps` from `root` reach the goal without a step the search would refuse
 /// (an error, lost edits, with `careful` a write over an input)?
-fn reaches(root: &SimDesktop, goal: &Goal<'_>, steps: &[PlannedStep], careful: bool) -> bool {
-    let mut desk = root.clone();
+fn reaches(root: &dyn Replica, goal: &Goal<'_>, steps: &[PlannedStep], careful: bool) -> bool {
+    let mut desk = root.fork();
     let mut cutoff = None;
     for s in steps {
-        let held = goal.outputs_hold(&desk);
-        let before = desk.clone();
-        if !desk.step_quiet(&s.action)
-            || shows_error(&desk)
-            || discards_edits(&before, &desk)
-            || (careful && overwrites_input(goal.inst, &desk))
+        let held = goal.outputs_hold(&*desk);
+        let before = desk.fork();
+        if !desk.act_quiet(&s.action)
+            || shows_error(&*desk)
+            || discards_edits(&*before, &*desk)
+            || (careful && overwrites_input(goal.inst, &*desk))
         {
             return false;
         }
-        cutoff = next_cutoff(goal, cutoff, held, &desk);
+        cutoff = next_cutoff(goal, cutoff, held, &*desk);
     }
-    goal.distance(&desk, cutoff).0 == 0
+    goal.distance(&*desk, cutoff).0 == 0
 }
 
 /// The `hint` actions (the application's own path to the subtask, see
 /// [`OfflineActor::hint`]) as planned steps from `root`: the launcher first when
 /// the application is not open, each action named by the label of the control it
 /// acts on. `None` when a control is missing.
-fn hinted_steps(root: &SimDesktop, app: &str, hint: &[Action]) -> Option<Vec<PlannedStep>> {
-    let mut desk = root.clone();
+fn hinted_steps(root: &dyn Replica, app: &str, hint: &[Action]) -> Option<Vec<PlannedStep>> {
+    let mut desk = root.fork();
     let mut out = Vec::new();
     let open = desk.state().windows.iter().any(|w| w.app == app);
     let mut actions: Vec<Action> = Vec::new();
     if !open {
         let launcher = desk.live().controls.iter().find_map(|c| match c.target {
-            Target::Launch(i) if desk.apps().get(i).is_some_and(|a| a.spec.name == app) => {
+            Target::Launch(i) if desk.specs().get(i).is_some_and(|a| a.spec.name == app) => {
                 Some(click(&c.info.label, &c.info.control_text, false))
             }
             _ => None,
@@ -1707,7 +1699,7 @@ fn hinted_steps(root: &SimDesktop, app: &str, hint: &[Action]) -> Option<Vec<Pla
             .find(|c| c.info.control_text == action.control_text)
             .map(|c| c.info.label.clone())?;
         action.control_label = Some(label);
-        if !desk.step_quiet(&action) {
+        if !desk.act_quiet(&action) {
             return None;
         }
         out.push(PlannedStep {
@@ -1719,7 +1711,7 @@ fn hinted_steps(root: &SimDesktop, app: &str, hint: &[Action]) -> Option<Vec<Pla
 }
 
 fn prune(
-    root: &SimDesktop,
+    root: &dyn Replica,
     goal: &Goal<'_>,
     mut steps: Vec<PlannedStep>,
     careful: bool,
@@ -1809,7 +1801,11 @@ mod tests {
     #[test]
     fn a_record_read_is_picked_not_made_again_in_a_box_named_like_its_kind() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let base = SimDesktop::load(root).unwrap();
+        let base = crate::env::EnvSetup::default()
+            .desktops(root)
+            .unwrap()
+            .replica()
+            .unwrap();
         let catalog = Catalog::load(root).unwrap();
         let s: crate::model::Subtask = serde_json::from_value(serde_json::json!({
             "id": "00000000-0000-0000-0000-000000000001",

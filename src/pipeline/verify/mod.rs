@@ -237,16 +237,18 @@ impl fmt::Display for VerifyReport {
     }
 }
 
-/// The offline actor for `subtasks` on `desktop` (set it as `OfflineRoles::actor`);
-/// None when the actor cannot plan on this kind of desktop (see
-/// [`actor::OfflineActor::on`]).
+/// The offline actor for `subtasks` on copies of `desktop` (set it as
+/// `OfflineRoles::actor`).
 pub fn offline_actor(
     desktop: &dyn Replica,
     catalog: &Catalog,
     subtasks: &[Subtask],
-) -> Option<Box<dyn OfflineRole<ActRequest>>> {
-    let actor = actor::OfflineActor::on(desktop, catalog.clone(), subtasks.to_vec())?;
-    Some(Box::new(actor))
+) -> Box<dyn OfflineRole<ActRequest>> {
+    Box::new(actor::OfflineActor::new(
+        desktop.fork(),
+        catalog.clone(),
+        subtasks.to_vec(),
+    ))
 }
 
 /// A coder that answers with the subtask's own stored evaluation (the
@@ -390,7 +392,7 @@ pub fn run(
     )?;
     if roles.actor.is_none() {
         let known: Vec<Subtask> = proposed.iter().chain(&verified_before).cloned().collect();
-        roles.actor = offline_actor(base.as_ref(), cx.catalog, &known);
+        roles.actor = Some(offline_actor(base.as_ref(), cx.catalog, &known));
     }
     if roles.coder.is_none() {
         roles.coder = Some(Box::new(HandWrittenCoder::new(&proposed)));
