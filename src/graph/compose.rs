@@ -1543,7 +1543,7 @@ fn attempt(
     } else if r.lo[HIE] >= 4 {
         chain_seed(world, scope, r.lo[HIE], n, &mut rng)
     } else if r.lo[DEP] >= n {
-        diamond_seed(world, scope, n, &mut rng)
+        diamond_seed(world, scope, n, &mut rng).or_else(|| triangle_seed(world, scope, n, &mut rng))
     } else {
         None
     };
@@ -1551,19 +1551,8 @@ fn attempt(
         (scope, Some(g))
     } else if join_slot && !world.join_order.is_empty() {
         // A scope with a node that can join two branches, this one when it has.
-        let scope = if world.joinable[scope].is_empty() {
-            let eligible: Vec<usize> = world
-                .join_order
-                .iter()
-                .copied()
-                .filter(|&sc| world.members[sc].len() >= n)
-                .collect();
-            if eligible.is_empty() {
-                return fail;
-            }
-            eligible[rng.random_range(0..eligible.len())]
-        } else {
-            scope
+        let Some(scope) = join_scope(world, scope, n, &mut rng) else {
+            return fail;
         };
         match join_cone(world, scope, n, &mut rng, track_width) {
             Some(g) => (scope, Some(g)),
@@ -1775,17 +1764,7 @@ fn diamond_seed(
     if n < 4 || world.join_order.is_empty() {
         return None;
     }
-    let scope = if world.joinable[scope].is_empty() {
-        let eligible: Vec<usize> = world
-            .join_order
-            .iter()
-            .copied()
-            .filter(|&sc| world.members[sc].len() >= n)
-            .collect();
-        *eligible.get(rng.random_range(0..eligible.len().max(1)))?
-    } else {
-        scope
-    };
+    let scope = join_scope(world, scope, n, rng)?;
     let pool = world.pool;
     let made = |v: u32| -> Vec<u32> {
         pool.slim[v as usize]
@@ -1828,6 +1807,80 @@ fn diamond_seed(
         }
     }
     None
+}
+
+/// Seeds a dense slot from a join two of whose inputs come from producers one
+/// of which reads the other: a photo brightened, the itinerary it is put in,
+/// both zipped with the weather page. The pair and the join hold three edges
+/// on three nodes, and the maker of each other input the join reads ([`fed`])
+/// adds one more: four nodes, four edges, where a diamond needs two readers
+/// of one file. `None` when no draw of [`DIAMOND_JOINS`] joins gives one of
+/// at most `n` nodes.
+fn triangle_seed(
+    world: &World<'_, '_>,
+    scope: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Growth)> {
+    if n < 4 || world.join_order.is_empty() {
+        return None;
+    }
+    let scope = join_scope(world, scope, n, rng)?;
+    let pool = world.pool;
+    let mut joins = world.joinable[scope].clone();
+    joins.shuffle(rng);
+    for &x in joins.iter().take(DIAMOND_JOINS) {
+        let made: Vec<u32> = pool.slim[x as usize]
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&r| !pool.initial[r as usize])
+            .collect();
+        if made.len() + 1 > n {
+            continue;
+        }
+        for &r1 in &made {
+            for &r2 in made.iter().filter(|&&r| r != r1) {
+                for p1 in world.producers_of(scope, x, r1) {
+                    for p2 in world.producers_of(scope, x, r2) {
+                        if p2 == p1 || !pool.depends_on(p2 as usize, p1 as usize) {
+                            continue;
+                        }
+                        let Some(g) = grow_in_order(world, scope, &[p1, p2]) else {
+                            continue;
+                        };
+                        match fed(world, scope, &g, x) {
+                            Some(g) if g.nodes.len() <= n => return Some((scope, g)),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `scope` when it has a member that joins two branches, else one of the
+/// scopes with one and at least `n` members; `None` when there is none.
+fn join_scope(
+    world: &World<'_, '_>,
+    scope: usize,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<usize> {
+    if !world.joinable[scope].is_empty() {
+        return Some(scope);
+    }
+    let eligible: Vec<usize> = world
+        .join_order
+        .iter()
+        .copied()
+        .filter(|&sc| world.members[sc].len() >= n)
+        .collect();
+    eligible
+        .get(rng.random_range(0..eligible.len().max(1)))
+        .copied()
 }
 
 /// Seeds a slot of a request for one application (`World::only_app`): a member
@@ -2799,6 +2852,64 @@ mod tests {
             indegree.values().any(|&d| d >= 2)
         });
         assert!(joined, "{:?}", out.tasks);
+    }
+
+    #[test]
+    fn a_file_handed_on_twice_gives_four_edges_on_four_nodes() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        use crate::model::{Dimension, Level};
+        let cat = tiny_catalog();
+        // A picture drawn, a booklet made with it, and a letter written; all
+        // three packed together. The picture is handed on twice (into the
+        // booklet and into the pack) and the letter's writer joins only at
+        // the pack, so no growth from a root reaches it one node at a time.
+        let subs = vec![
+            subtask("draw", "Paint", &[], &["img"], &[&[("img", "/h/pic.png")]]),
+            subtask(
+                "bind",
+                "Binder",
+                &["img"],
+                &["doc"],
+                &[&[("img", "/h/pic.png"), ("doc", "/h/book.doc")]],
+            ),
+            subtask(
+                "write",
+                "Writer",
+                &[],
+                &["doc"],
+                &[&[("doc", "/h/letter.doc")]],
+            ),
+            subtask(
+                "pack",
+                "Packer",
+                &["img", "doc", "doc:other"],
+                &[],
+                &[&[
+                    ("img", "/h/pic.png"),
+                    ("doc", "/h/book.doc"),
+                    ("other", "/h/letter.doc"),
+                ]],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let scopes = vec![Scope::new("all", (0..pool.len()).collect())];
+        let spec = ComposeSpec {
+            count: 1,
+            profile: Profile::Free,
+            targets: BTreeMap::from([
+                (Dimension::Dependency, Target::Level(Level::Hard)),
+                (Dimension::Instruction, Target::Level(Level::Medium)),
+            ]),
+            max_nodes: 4,
+            seed: 3,
+            ..ComposeSpec::default()
+        };
+        let out = compose(&pool, &scopes, &spec).unwrap();
+        let [t] = out.tasks.as_slice() else {
+            panic!("{:?}", out.summary.shortfall);
+        };
+        let edges: usize = t.dag.edges.values().map(Vec::len).sum();
+        assert_eq!((t.nodes.len(), edges), (4, 4), "{:?}", t.dag.edges);
     }
 
     #[test]
