@@ -1843,7 +1843,13 @@ fn triangle_seed(
             for &r2 in made.iter().filter(|&&r| r != r1) {
                 for p1 in world.producers_of(scope, x, r1) {
                     for p2 in world.producers_of(scope, x, r2) {
-                        if p2 == p1 || !pool.depends_on(p2 as usize, p1 as usize) {
+                        // The pair stands alone: the first reads only the
+                        // desktop's files, the second those and the first's.
+                        if p2 == p1
+                            || !pool.depends_on(p2 as usize, p1 as usize)
+                            || !inputs_met(pool, p1, &[])
+                            || !inputs_met(pool, p2, &[p1])
+                        {
                             continue;
                         }
                         let Some(g) = grow_in_order(world, scope, &[p1, p2]) else {
@@ -1859,6 +1865,16 @@ fn triangle_seed(
         }
     }
     None
+}
+
+/// Is every input of `v` on the desktop or made by one of `by`?
+fn inputs_met(pool: &Pool<'_>, v: u32, by: &[u32]) -> bool {
+    pool.slim[v as usize].inputs.iter().all(|&r| {
+        pool.initial[r as usize]
+            || by
+                .iter()
+                .any(|&p| pool.slim[p as usize].outputs.binary_search(&r).is_ok())
+    })
 }
 
 /// `scope` when it has a member that joins two branches, else one of the
