@@ -93,3 +93,61 @@ fn the_committed_x11_pool_imports() {
     let exported = ws.ok(&["pool", "export"]);
     assert_eq!(exported.lines().count(), pool.lines().count());
 }
+
+/// OSWorld's programs, by the id its task files give them, as the x11
+/// catalogue launches them (words of the entry's command).
+const OSWORLD_PROGRAMS: &[(&str, &[&str])] = &[
+    ("chrome", &["chromium"]),
+    ("gimp", &["gimp"]),
+    ("libreoffice_calc", &["libreoffice", "--calc"]),
+    ("libreoffice_impress", &["libreoffice", "--impress"]),
+    ("libreoffice_writer", &["libreoffice", "--writer"]),
+    ("thunderbird", &["thunderbird"]),
+    ("vlc", &["vlc"]),
+    ("vscode", &["code"]),
+];
+
+/// Tasks exported to OSWorld from the x11 pool name, in `related_apps`, the
+/// ids of the programs they used: every application of the committed x11 pool
+/// has an id in `resources/osworld.toml`, and an id other than `os` only when
+/// the catalogue entry launches that OSWorld program (AbiWord, a word
+/// processor, once claimed `libreoffice_writer`).
+#[test]
+fn the_x11_pool_names_only_the_osworld_programs_it_used() {
+    let ws = Workspace::new();
+    let ids = synth::export::osworld::load_apps(ws.path()).unwrap();
+    let catalogue = synth::env::x11::load_catalogue(ws.path()).unwrap();
+    let pool = std::fs::read_to_string(ws.file("subtask_pool/x11/pool.jsonl")).unwrap();
+    let used: std::collections::BTreeSet<String> = pool
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["application"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let names: Vec<&str> = catalogue.iter().map(|e| e.name.as_str()).collect();
+    for app in &used {
+        assert!(
+            names.contains(&app.as_str()),
+            "{app} is not in the x11 catalogue"
+        );
+    }
+    for entry in catalogue.iter().filter(|e| !e.launcher) {
+        let id = ids
+            .get(&entry.name)
+            .unwrap_or_else(|| panic!("{} has no OSWorld id", entry.name));
+        if id == "os" {
+            continue;
+        }
+        let (_, words) = OSWORLD_PROGRAMS
+            .iter()
+            .find(|(i, _)| i == id)
+            .unwrap_or_else(|| panic!("no OSWorld program is known for '{id}'"));
+        assert!(
+            words.iter().all(|w| entry.command.iter().any(|c| c == w)),
+            "{} maps to '{id}' but launches {:?}, not OSWorld's program",
+            entry.name,
+            entry.command
+        );
+    }
+}

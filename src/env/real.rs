@@ -522,12 +522,13 @@ pub fn observed(
 
 /// Waits until a real application has answered the last action: `first`, then
 /// until `look` (the window in front and its controls) reads the same twice
-/// `poll` apart, at most 3 s.
+/// `poll` apart, at most 3 s. Returns the last read: what the screen holds now,
+/// which the observation that follows can use instead of reading the tree again.
 pub fn settle<T: PartialEq>(
     first: std::time::Duration,
     poll: std::time::Duration,
     mut look: impl FnMut() -> T,
-) {
+) -> T {
     std::thread::sleep(first);
     let started = std::time::Instant::now();
     let mut before = look();
@@ -535,10 +536,11 @@ pub fn settle<T: PartialEq>(
         std::thread::sleep(poll);
         let now = look();
         if now == before {
-            return;
+            return now;
         }
         before = now;
     }
+    before
 }
 
 /// The names of a catalogue's applications, the launcher left out.

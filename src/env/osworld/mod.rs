@@ -429,7 +429,7 @@ impl OsworldDesktop {
     /// 300 ms, then until the window in front and its controls stay the same
     /// between two reads of the tree, at most 3 s.
     fn settle(&self) {
-        real::settle(
+        let _ = real::settle(
             Duration::from_millis(300),
             Duration::from_millis(200),
             || self.front().ok().map(|(_, t, c)| (t, c)),

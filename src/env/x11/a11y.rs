@@ -193,23 +193,49 @@ async fn walk<'c>(
         if !state.contains(State::Showing) {
             continue;
         }
-        let role = p.get_role_name().await.unwrap_or_default();
-        let name = p.name().await.unwrap_or_default();
+        // The calls of one node that do not depend on each other go out
+        // together: a step reads a few hundred nodes, and waiting for each
+        // answer before asking the next was most of reading the tree.
+        let (role, name, proxies) = tokio::join!(p.get_role_name(), p.name(), p.proxies());
+        let (role, name) = (role.unwrap_or_default(), name.unwrap_or_default());
         let (mut rect, mut text) = ([0; 4], String::new());
-        if let Ok(proxies) = p.proxies().await {
-            if let Ok(c) = proxies.component().await {
-                rect = c
-                    .get_extents(CoordType::Screen)
-                    .await
-                    .map(|(x, y, w, h)| [x, y, x.saturating_add(w), y.saturating_add(h)])
-                    .unwrap_or([0; 4]);
+        let manages = state.contains(State::ManagesDescendants);
+        let children = async {
+            // A node that manages its descendants (a spreadsheet's grid of a
+            // million cells) makes them on demand: listing them never ends.
+            if manages {
+                None
+            } else {
+                p.get_children().await.ok()
             }
-            if name.is_empty() && matches!(role.as_str(), "label" | "text" | "static") {
-                if let Ok(t) = proxies.text().await {
-                    text = t.get_text(0, 200).await.unwrap_or_default();
+        };
+        let children = if let Ok(proxies) = proxies {
+            let extents = async {
+                match proxies.component().await {
+                    Ok(c) => c.get_extents(CoordType::Screen).await.ok(),
+                    Err(_) => None,
                 }
+            };
+            let wants_text =
+                name.is_empty() && matches!(role.as_str(), "label" | "text" | "static");
+            let shown = async {
+                if !wants_text {
+                    return None;
+                }
+                match proxies.text().await {
+                    Ok(t) => t.get_text(0, 200).await.ok(),
+                    Err(_) => None,
+                }
+            };
+            let (extents, shown, children) = tokio::join!(extents, shown, children);
+            if let Some((x, y, w, h)) = extents {
+                rect = [x, y, x.saturating_add(w), y.saturating_add(h)];
             }
-        }
+            text = shown.unwrap_or_default();
+            children
+        } else {
+            children.await
+        };
         let index = out.len();
         out.push(Node {
             name,
@@ -220,12 +246,7 @@ async fn walk<'c>(
             active: state.contains(State::Active),
             text,
         });
-        // A node that manages its descendants (a spreadsheet's grid of a
-        // million cells) makes them on demand: listing them never ends.
-        if state.contains(State::ManagesDescendants) {
-            continue;
-        }
-        if let Ok(children) = p.get_children().await {
+        if let Some(children) = children {
             for c in children.into_iter().rev() {
                 if let Ok(cp) = c.into_accessible_proxy(conn.connection()).await {
                     stack.push((cp, Some(index)));

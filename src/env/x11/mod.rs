@@ -106,6 +106,10 @@ fn launch_answered(
     front.named && (front.title != title || handed_over())
 }
 
+/// The application in front, its window title and its controls
+/// ([`X11Desktop::front`]).
+type FrontRead = (Option<AppEntry>, String, Vec<ControlInfo>);
+
 /// A real desktop on an X display.
 pub struct X11Desktop {
     session: session::Session,
@@ -423,7 +427,7 @@ impl X11Desktop {
 
     /// The application in front, its window title and its controls (as the
     /// applications show them: the sandbox is /home/user to them).
-    fn front(&self) -> Result<(Option<AppEntry>, String, Vec<ControlInfo>), EnvError> {
+    fn front(&self) -> Result<FrontRead, EnvError> {
         let (app, title) = self.active_app()?;
         let controls = match &app {
             Some(a) => controls_of(&self.a11y.nodes(&a.accessible_name)?, Some(&title)),
@@ -434,6 +438,16 @@ impl X11Desktop {
 
     fn observation(&self, feedback: Option<String>) -> Result<Observation, EnvError> {
         let front = self.front()?;
+        self.observation_of(front, feedback)
+    }
+
+    /// The observation of `front`, read a moment ago, with a screenshot taken
+    /// now.
+    fn observation_of(
+        &self,
+        front: FrontRead,
+        feedback: Option<String>,
+    ) -> Result<Observation, EnvError> {
         let png = self.display.capture_png()?;
         Ok(super::real::observed(front, png, feedback, &self.last))
     }
@@ -441,13 +455,16 @@ impl X11Desktop {
     /// Waits until the application has answered the last action: at least
     /// 150 ms, then until the window in front and its controls stay the same
     /// over 120 ms (a dialog that is still opening, a menu still filling), at
-    /// most 3 s.
-    fn settle(&self) {
+    /// most 3 s. Returns the last read of the front (`None` when reading
+    /// failed), which the step's observation uses: the screen held still
+    /// between the last two reads, so reading the tree a third time (a tenth
+    /// of a step) would only read the same again.
+    fn settle(&self) -> Option<FrontRead> {
         super::real::settle(
             Duration::from_millis(150),
             Duration::from_millis(120),
-            || self.front().ok().map(|(_, t, c)| (t, c)),
-        );
+            || self.front().ok(),
+        )
     }
 
     /// The window in front when it is a dialog (transient for another window).
@@ -463,13 +480,19 @@ impl X11Desktop {
     /// Enter in `dialog`, waits until another window is in front, at most
     /// [`DIALOG_ANSWER_LIMIT`]; a dialog that stays (Enter in a field that does
     /// not submit) costs that wait once.
-    fn await_dialog_answer(&self, action: &Action, dialog: Option<u32>) {
+    /// Returns the front read when it settled again (`None` when it did not
+    /// wait).
+    fn await_dialog_answer(
+        &self,
+        action: &Action,
+        dialog: Option<u32>,
+    ) -> Option<Option<FrontRead>> {
         let ActionCall::KeyboardInput { keys } = &action.call else {
-            return;
+            return None;
         };
-        let Some(dialog) = dialog else { return };
+        let dialog = dialog?;
         if !keys.to_uppercase().contains("{ENTER}") {
-            return;
+            return None;
         }
         let answered = |me: &X11Desktop| {
             me.display
@@ -479,11 +502,9 @@ impl X11Desktop {
                 .is_none_or(|w| w.id != dialog)
         };
         if answered(self) {
-            return;
+            return None;
         }
-        if session::wait_for(DIALOG_ANSWER_LIMIT, || answered(self)) {
-            self.settle();
-        }
+        session::wait_for(DIALOG_ANSWER_LIMIT, || answered(self)).then(|| self.settle())
     }
 
     /// Whether the desktop's launcher (the catalogue's `launcher` entry) is the
@@ -777,9 +798,14 @@ impl Environment for X11Desktop {
         let dialog = self.dialog_in_front();
         let (ok, feedback) = self.act(action)?;
         self.await_launcher(action, from_launcher, &spawned_before);
-        self.settle();
-        self.await_dialog_answer(action, dialog);
-        let observation = self.observation(Some(feedback))?;
+        let mut settled = self.settle();
+        if let Some(again) = self.await_dialog_answer(action, dialog) {
+            settled = again;
+        }
+        let observation = match settled {
+            Some(front) => self.observation_of(front, Some(feedback))?,
+            None => self.observation(Some(feedback))?,
+        };
         tracing::debug!(
             action = ?action.call,
             control = %action.control_text,
