@@ -54,14 +54,17 @@ pub fn statement(
             .filter(|r| produced.contains(r) && r.parameter.is_some())
             .filter(|r| catalog.kinds.get(&r.kind).is_some_and(|k| k.is_path()))
             .collect();
-        let carried = if carried_files.len() > MAX_NAMED_FILES {
+        let mut carried: Vec<String> = if carried_files.len() > MAX_BY_BASE_NAME {
             by_kind(catalog, &carried_files, node)
+        } else if carried_files.len() > MAX_NAMED_FILES {
+            by_base_name(catalog, &carried_files, node)
         } else {
             carried_files
                 .iter()
                 .map(|r| phrase(catalog, r, node))
                 .collect()
         };
+        carried.extend(pasted_copies(catalog, nodes, node));
         for r in node.outputs.iter().filter(|r| !consumed.contains(r)) {
             let mut p = phrase(catalog, r, node);
             let delivers = catalog.kinds.get(&r.kind).is_some_and(|k| k.delivers());
@@ -121,11 +124,72 @@ pub fn statement(
     sentence
 }
 
+/// What `node` pastes that another node of the task copied, each named by
+/// where it was copied from with its kind's `pasted` phrase ("the result of
+/// '36*1.50+24*2'", "the text of the web page '...'"): the copying node's
+/// quoted input, else the first value its instruction quotes. A paste whose
+/// source the copying node does not quote is left out.
+fn pasted_copies(
+    catalog: &Catalog,
+    nodes: &[IntentNode<'_>],
+    node: &IntentNode<'_>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in node.inputs {
+        let Some(pattern) = catalog.kinds.get(&r.kind).and_then(|k| k.pasted.as_deref()) else {
+            continue;
+        };
+        let Some(copier) = nodes.iter().find(|n| n.outputs.contains(r)) else {
+            continue;
+        };
+        let from_input = copier
+            .inputs
+            .iter()
+            .find(|i| i.parameter.is_some() && quotes(copier.instruction, i))
+            .map(|i| phrase(catalog, i, copier));
+        let source =
+            from_input.or_else(|| first_quoted(copier.instruction).map(|v| format!("'{v}'")));
+        if let Some(source) = source {
+            push_new(&mut out, pattern.replace("{}", &source));
+        }
+    }
+    out
+}
+
+/// The first value an instruction quotes ('...'), if any.
+fn first_quoted(instruction: &str) -> Option<&str> {
+    let start = instruction.find('\'')? + 1;
+    let len = instruction[start..].find('\'')?;
+    Some(&instruction[start..start + len]).filter(|v| !v.is_empty())
+}
+
 /// Most files a message or record is said to carry by name: more read as an
 /// inventory of paths ("sent with '/home/user/...', '/home/user/...', ..."),
 /// so they are said by kind ("sent with the web page file, two images and
 /// the workbook"); the instruction names each.
 const MAX_NAMED_FILES: usize = 2;
+
+/// Most files a message or record is said to carry by their base names
+/// ("sent with the deck 'launch_deck.pptx', the text file 'brief.txt' and the
+/// workbook 'sales.xlsx'"); more are said by kind.
+const MAX_BY_BASE_NAME: usize = 5;
+
+/// `files` each said by its kind and its base name: readers took a goal "sent
+/// with the slide deck, the text file and the workbook" for a list of file
+/// types, not the work it sends.
+fn by_base_name(catalog: &Catalog, files: &[&Resource], node: &IntentNode<'_>) -> Vec<String> {
+    files
+        .iter()
+        .map(|r| {
+            let path = r.parameter.as_deref().unwrap_or_default();
+            let base = path.rsplit('/').next().unwrap_or(path);
+            match catalog.kinds.get(&r.kind) {
+                Some(kind) => kind.phrase_in_app(node.application, Some(base)),
+                None => format!("'{base}'"),
+            }
+        })
+        .collect()
+}
 
 /// `files` said by kind, in order of first appearance, a kind met more than
 /// once counted ("two images").
@@ -254,6 +318,32 @@ mod tests {
     }
 
     #[test]
+    fn a_message_with_a_pasted_copy_says_what_was_copied() {
+        let cat = catalog();
+        let clip = [r("number_in_clipboard", None)];
+        let sent = [r("chat_message_sent", Some("Carol"))];
+        let nodes = [
+            IntentNode {
+                application: "Calculator",
+                instruction: "In Calculator, calculate '36*1.50+24*2' and copy the result.",
+                inputs: &[],
+                outputs: &clip,
+            },
+            IntentNode {
+                application: "Chat",
+                instruction: "In Chat, send 'Carol' the copied number in a message.",
+                inputs: &clip,
+                outputs: &sent,
+            },
+        ];
+        let s = statement(&cat, &nodes, &[0, 1], None);
+        assert!(
+            s.ends_with(" sent with the result of '36*1.50+24*2'."),
+            "the goal says what the message carries: {s}"
+        );
+    }
+
+    #[test]
     fn unquoted_values_and_unknown_purposes_stay_unnamed() {
         let cat = catalog();
         let out = [
@@ -334,7 +424,7 @@ mod tests {
     }
 
     #[test]
-    fn a_message_carrying_many_files_says_them_by_kind() {
+    fn a_message_carrying_many_files_says_them_by_name_then_by_kind() {
         let cat = catalog();
         let made = [
             r("img_path", Some("/home/user/Pictures/a.png")),
@@ -362,7 +452,32 @@ mod tests {
         });
         let s = statement(&cat, &nodes, &[0, 1, 2, 3], None);
         assert!(!s.contains("/home/user"), "{s}");
-        assert!(s.contains("sent with two "), "{s}");
+        assert!(
+            s.contains("sent with the image 'a.png', the image 'b.png' and the PDF 'c.pdf'"),
+            "{s}"
+        );
+        // Six files are said by kind.
+        let six: Vec<Resource> = (0..6)
+            .map(|i| r("img_path", Some(&format!("/home/user/Pictures/{i}.png"))))
+            .collect();
+        let makers: Vec<[Resource; 1]> = six.iter().map(|m| [m.clone()]).collect();
+        let mut nodes: Vec<IntentNode<'_>> = makers
+            .iter()
+            .map(|out| IntentNode {
+                application: "Image Editor",
+                instruction: "In Image Editor, save it.",
+                inputs: &[],
+                outputs: out,
+            })
+            .collect();
+        nodes.push(IntentNode {
+            application: "Mail",
+            instruction: "In Mail, send the e-mail 'Trip' with the six pictures attached.",
+            inputs: &six,
+            outputs: &sent,
+        });
+        let s = statement(&cat, &nodes, &[0, 1, 2, 3, 4, 5, 6], None);
+        assert!(s.contains("sent with six images"), "{s}");
     }
 
     #[test]
