@@ -122,6 +122,17 @@ pub struct KindSpec {
     /// leaves it behind (a picture inserted and then only the text copied on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inserted_as: Option<String>,
+    /// For a clipboard kind: how a message or record that carries a pasted
+    /// copy names it in a task's intent, `{}` standing for where it was
+    /// copied from ("the result of {}": the result of '36*1.50+24*2'). A
+    /// goal that says only "the chat message sent" leaves out what it is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pasted: Option<String>,
+    /// A record a message can pass on by its address (a web page: one sends
+    /// the link). A file saved from it only so that a mail or a chat carries
+    /// it is a detour ([`crate::graph::PointlessKind::ConvertedToCarry`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub linked: bool,
 }
 
 impl KindSpec {

@@ -415,6 +415,8 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 tracker: false,
                 sends: false,
                 inserted_as: None,
+                pasted: None,
+                linked: false,
             },
         );
     }

@@ -223,6 +223,8 @@ mod tests {
                 tracker: false,
                 sends: false,
                 inserted_as: None,
+                pasted: None,
+                linked: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

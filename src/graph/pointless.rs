@@ -26,8 +26,10 @@
 //! - a **chained conversion** ([`PointlessKind::ChainedConversion`]): a print
 //!   made in the task converted again (a web page printed to PDF, the PDF
 //!   converted to a Word document), a file only converted, then only
-//!   converted again, or any file taken through plain text into a richer
-//!   format (PDF → text → Word document): the middle format is a detour.
+//!   converted again, a record only exported as a file and the file only
+//!   converted (a recipe's text printed to PDF in a word processor), or any
+//!   file taken through plain text into a richer format (PDF → text → Word
+//!   document): the middle format is a detour.
 //! - a **lone archive** ([`PointlessKind::LoneArchive`]): one file packed into
 //!   an archive, whatever follows: a mail or a message carries the file itself,
 //!   and zipping one document or video saves nothing.
@@ -70,7 +72,8 @@
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
-//!   carries it: it could carry the original.
+//!   carries it: it could carry the original. Likewise a web page saved as a
+//!   file only for a mail to carry it: the mail could carry the link.
 //!
 //! - a **paste under another name** ([`PointlessKind::PastedUnderAnotherName`]):
 //!   a named record (a recipe, a note) whose pasted content was copied from
@@ -497,17 +500,28 @@ fn only_carries(pool: &Pool<'_>, y: usize) -> bool {
 fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     for (a, &x) in nodes.iter().enumerate() {
-        if !plain_copy(pool, x) {
-            continue;
-        }
-        for (_, o) in conversions(pool, x) {
+        // A page saved under a name typed for it is still only saved.
+        let saved = match pool.slim[x].changes_nothing {
+            true => linked_saves(pool, x),
+            false => Vec::new(),
+        };
+        let converted = match plain_copy(pool, x) {
+            true => conversions(pool, x),
+            false => Vec::new(),
+        };
+        let converted = converted.into_iter().map(|(_, o)| (o, false));
+        for (o, page) in converted.chain(saved.into_iter().map(|o| (o, true))) {
             if is_print(pool, o) {
                 continue;
             }
             let readers: Vec<usize> = (0..nodes.len())
                 .filter(|&b| b != a && pool.slim[nodes[b]].inputs.binary_search(&o).is_ok())
                 .collect();
-            if readers.iter().all(|&b| only_carries(pool, nodes[b])) {
+            // A saved page is a detour only for a reader that attaches it
+            // as it is: a recipe imported from it takes its content in.
+            let carried =
+                |b: usize| only_carries(pool, nodes[b]) && (!page || attaches(pool, nodes[b], o));
+            if readers.iter().all(|&b| carried(b)) {
                 found.extend(readers.into_iter().map(|b| (a, b)));
             }
         }
@@ -515,6 +529,26 @@ fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// The files instance `x` saves from a record a message passes on by its
+/// address (a web page saved as HTML: `linked` in `resources.toml`).
+fn linked_saves(pool: &Pool<'_>, x: usize) -> Vec<u32> {
+    let s = &pool.slim[x];
+    let linked = s.inputs.iter().any(|&i| {
+        pool.catalog()
+            .kinds
+            .get(&pool.resource(i as usize).kind)
+            .is_some_and(|k| k.linked)
+    });
+    if !linked {
+        return Vec::new();
+    }
+    s.outputs
+        .iter()
+        .copied()
+        .filter(|&o| formatted_file(pool, o))
+        .collect()
 }
 
 /// Does instance `x` only save what it reads in another form: an instruction
@@ -695,23 +729,33 @@ fn chained_conversions(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> 
                 made == i && formatted_file(pool, src) && !keeps_nothing(pool, src)
             })
     };
+    // A record (a recipe) only exported as a file, and the file only
+    // converted again (the recipe's text printed to PDF in a word processor).
+    let exported = |y: usize, r: u32| {
+        plain(y) && makes(pool, y, r) && pool.slim[y].inputs.iter().any(|&j| is_record(pool, j))
+    };
     let mut found = Vec::new();
     for (b, &x) in nodes.iter().enumerate() {
         for (i, o) in conversions(pool, x) {
             for (a, &y) in nodes.iter().enumerate() {
                 let detour = is_print(pool, i) || (plain(x) && plain(y)) || through_text(y, i, o);
-                if a != b
-                    && makes(pool, y, i)
-                    && converted(y, i)
-                    && detour
-                    && !found.contains(&(a, b))
-                {
+                let chained = (converted(y, i) && detour) || (plain(x) && exported(y, i));
+                if a != b && makes(pool, y, i) && chained && !found.contains(&(a, b)) {
                     found.push((a, b));
                 }
             }
         }
     }
     found
+}
+
+/// Is `r` a record: a kind with a value that is no file and lives in no
+/// holder (a recipe, a web page, a contact)?
+fn is_record(pool: &Pool<'_>, r: u32) -> bool {
+    pool.catalog()
+        .kinds
+        .get(&pool.resource(r as usize).kind)
+        .is_some_and(|k| k.parameter && !k.is_path() && k.holder.is_none())
 }
 
 /// What resource `r` shows among `nodes`, with the position of the node that
@@ -1412,7 +1456,9 @@ fn name_words(text: &str) -> Vec<String> {
 /// what `a` copied into a named record, and fewer than half of the record
 /// name's words appear in `a`'s values ('Red lentil curry' with the text of
 /// the lentil soup page; 'Lentil soup' is that page's, and a note 'Science
-/// reading' may hold a paragraph of the science feed). A message is
+/// reading' may hold a paragraph of the science feed), or the name leaves
+/// out a word of the subject a copied page's address names ('Lentil salad'
+/// with the text of the lentil soup page). A message is
 /// left to [`PointlessKind::UnrelatedPaste`] (its subject is a sentence), and
 /// a name of no such word (a title 'Hi') says nothing.
 fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
@@ -1452,13 +1498,41 @@ fn pasted_under_another_name(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, us
                     .flat_map(|v| name_words(v))
                     .collect();
                 let shared = named.iter().filter(|w| source.contains(w)).count();
-                if 2 * shared < named.len() || of_another(pool, nodes, x, y) {
+                // A page names its subject in its address: every word of it
+                // belongs in the record's name (the lentil soup page is no
+                // lentil salad's steps).
+                let page_subject: Vec<String> = pool
+                    .subtask_of(x)
+                    .available_parameters
+                    .get(index)
+                    .into_iter()
+                    .flat_map(|p| p.values())
+                    .filter_map(|v| page_subject(v))
+                    .flat_map(name_words)
+                    .collect();
+                let other_subject = page_subject.iter().any(|w| !named.contains(w));
+                if 2 * shared < named.len() || other_subject || of_another(pool, nodes, x, y) {
                     found.push((a, b));
                 }
             }
         }
     }
     found
+}
+
+/// The subject a web address names: its last path segment
+/// ("https://recipes.example.com/lentil-soup" → "lentil-soup"); `None` for
+/// what is no web address or names only its site.
+fn page_subject(value: &str) -> Option<&str> {
+    let rest = value
+        .strip_prefix("https://")
+        .or_else(|| value.strip_prefix("http://"))?;
+    let (_, path) = rest.split_once('/')?;
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .map(|seg| seg.split(['?', '#', '.']).next().unwrap_or(seg))
+        .filter(|seg| !seg.is_empty())
 }
 
 /// Does what instance `x` copied come from another record of a kind that `y`
@@ -1541,6 +1615,24 @@ fn two_visits(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found
 }
 
+/// Does instance `x` attach resource `r` to what it makes, as it is ("with
+/// '{pdf_path}' attached": [`attached_slots`]), rather than take its content
+/// in (a recipe imported from a saved page)?
+fn attaches(pool: &Pool<'_>, x: usize, r: u32) -> bool {
+    let subtask = pool.subtask_of(x);
+    let Some(value) = pool.resource(r as usize).parameter.as_ref() else {
+        return false;
+    };
+    subtask
+        .available_parameters
+        .get(pool.instance(x).parameter_index)
+        .is_some_and(|values| {
+            attached_slots(&subtask.instruction_template)
+                .iter()
+                .any(|slot| values.get(*slot) == Some(value))
+        })
+}
+
 /// (a, b) pairs of [`PointlessKind::AttachmentLeftBehind`]: `a` makes a
 /// named record with a file attached ([`attached_slots`]), and `b` reads
 /// that record and no file and saves plain text. A record that took a
@@ -1549,22 +1641,11 @@ fn attachments_left_behind(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usiz
     let mut found = Vec::new();
     for (a, &x) in nodes.iter().enumerate() {
         let sa = &pool.slim[x];
-        let subtask = pool.subtask_of(x);
-        let attaches = subtask
-            .available_parameters
-            .get(pool.instance(x).parameter_index)
-            .is_some_and(|values| {
-                attached_slots(&subtask.instruction_template)
-                    .iter()
-                    .filter_map(|slot| values.get(*slot))
-                    .any(|v| {
-                        sa.inputs.iter().any(|&r| {
-                            is_path(pool, r)
-                                && pool.resource(r as usize).parameter.as_ref() == Some(v)
-                        })
-                    })
-            });
-        if !attaches {
+        if !sa
+            .inputs
+            .iter()
+            .any(|&r| is_path(pool, r) && attaches(pool, x, r))
+        {
             continue;
         }
         let records = sa
@@ -1625,7 +1706,7 @@ mod tests {
 
     use super::*;
     use crate::graph::pool::tests::{subtask, tiny_catalog};
-    use crate::model::SubtaskId;
+    use crate::model::{Subtask, SubtaskId};
     use crate::resources::Resource;
 
     /// The tiny catalogue with "doc" a Word document and file kinds "pdf",
@@ -1887,6 +1968,134 @@ mod tests {
     }
 
     #[test]
+    fn a_record_exported_as_text_is_not_only_printed() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("pdf").unwrap().print = true;
+        let txt = "/home/user/Documents/Pancakes recipe.txt";
+        // `img` stands for a recipe here: a parameterised kind, no file.
+        let subs = vec![
+            subtask(
+                "export",
+                "Recipes",
+                &["img"],
+                &["txt"],
+                &[&[("img", "Pancakes"), ("txt", txt)]],
+            ),
+            subtask(
+                "print",
+                "Writer",
+                &["txt"],
+                &["pdf"],
+                &[&[("txt", txt), ("pdf", "/home/user/Documents/pancakes.pdf")]],
+            ),
+            subtask(
+                "titled",
+                "Writer",
+                &["txt"],
+                &["pdf"],
+                &[&[
+                    ("txt", txt),
+                    ("title", "Sunday breakfast"),
+                    ("pdf", "/home/user/Documents/breakfast.pdf"),
+                ]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some("Pancakes".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert_eq!(
+            findings(&pool, &[find("export"), find("print")]),
+            vec![(0, 1, PointlessKind::ChainedConversion)],
+            "the recipe's text only printed to PDF"
+        );
+        assert!(
+            findings(&pool, &[find("export"), find("titled")]).is_empty(),
+            "the text is worked on before the print"
+        );
+    }
+
+    #[test]
+    fn a_web_page_is_not_saved_only_to_be_mailed() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("pdf").unwrap().print = true;
+        let mut page = cat.kinds["address"].clone();
+        page.typed = false;
+        page.linked = true;
+        cat.kinds.insert("page".into(), page);
+        let mut html = cat.kinds["doc"].clone();
+        html.file_kinds = vec!["html".into()];
+        cat.kinds.insert("html".into(), html);
+        let url = "https://travel.example.com/lisbon";
+        let subs = vec![
+            subtask(
+                "save",
+                "Browser",
+                &["page"],
+                &["html"],
+                &[&[("page", url), ("html", "/home/user/Downloads/lisbon.html")]],
+            ),
+            subtask(
+                "print",
+                "Browser",
+                &["page"],
+                &["pdf"],
+                &[&[("page", url), ("pdf", "/home/user/Downloads/lisbon.pdf")]],
+            ),
+            // `img` stands for a record here: a mail sent.
+            Subtask {
+                instruction_template: "In Mail, send '{img}' with '{html}' attached.".into(),
+                ..subtask(
+                    "mail_html",
+                    "Mail",
+                    &["html"],
+                    &["img"],
+                    &[&[
+                        ("html", "/home/user/Downloads/lisbon.html"),
+                        ("img", "sent a"),
+                    ]],
+                )
+            },
+            // A recipe (`img` again) imported from the saved page takes its content in.
+            subtask(
+                "import",
+                "Recipes",
+                &["html"],
+                &["img"],
+                &[&[
+                    ("html", "/home/user/Downloads/lisbon.html"),
+                    ("img", "Lisbon"),
+                ]],
+            ),
+            subtask(
+                "mail_pdf",
+                "Mail",
+                &["pdf"],
+                &["img"],
+                &[&[
+                    ("pdf", "/home/user/Downloads/lisbon.pdf"),
+                    ("img", "sent b"),
+                ]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("page", Some(url.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert_eq!(
+            findings(&pool, &[find("save"), find("mail_html")]),
+            vec![(0, 1, PointlessKind::ConvertedToCarry)],
+            "the mail could carry the link"
+        );
+        assert!(
+            findings(&pool, &[find("print"), find("mail_pdf")]).is_empty(),
+            "a page printed to PDF is made to be sent"
+        );
+        assert!(
+            findings(&pool, &[find("save"), find("import")]).is_empty(),
+            "the page's content is taken in"
+        );
+    }
+
+    #[test]
     fn an_edited_copy_is_used_when_others_use_the_original() {
         let mut cat = office_catalog();
         let mut sent = cat.kinds["img"].clone();
@@ -2113,6 +2322,7 @@ mod tests {
                     &[("img", "Lentil soup")],
                     &[("img", "Red lentil curry")],
                     &[("img", "Hi")],
+                    &[("img", "Lentil salad")],
                 ],
             ),
         ];
@@ -2128,6 +2338,11 @@ mod tests {
         assert!(
             findings(&pool, &[copy, find("add", 2)]).is_empty(),
             "a name of no word of three letters says nothing"
+        );
+        assert_eq!(
+            findings(&pool, &[copy, find("add", 3)]),
+            vec![(0, 1, PointlessKind::PastedUnderAnotherName)],
+            "the lentil soup page as a salad's steps"
         );
         // Another recipe's text, through a file and a copy of it.
         cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["txt".into()];

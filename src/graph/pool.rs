@@ -85,11 +85,12 @@ pub(crate) struct Slim {
     pub circles: CircleSet,
 }
 
-/// Verbs of clauses that change nothing in the file they act on.
-/// Verbs of instruction phrases that change nothing in the artefact.
+/// Verbs of instruction clauses that change nothing in the artefact they act
+/// on ("giving the text file '{txt_path}'" only names what the clause before
+/// it made).
 pub(crate) const NO_CHANGE: &[&str] = &[
     "save", "select", "choose", "open", "copy", "click", "export", "convert", "print", "send",
-    "preview", "play", "view", "show", "go", "repeat",
+    "preview", "play", "view", "show", "go", "repeat", "giving",
 ];
 
 /// The change phrases of an instruction template as bits (see [`Slim::changes`]):
@@ -899,6 +900,8 @@ pub(crate) mod tests {
                     tracker: false,
                     sends: false,
                     inserted_as: None,
+                    pasted: None,
+                    linked: false,
                 },
             );
         }

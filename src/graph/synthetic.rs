@@ -91,6 +91,8 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 tracker: false,
                 sends: false,
                 inserted_as: None,
+                pasted: None,
+                linked: false,
             },
         );
     }
