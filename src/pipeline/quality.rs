@@ -202,11 +202,13 @@ fn unquote(q: &str) -> &str {
 
 /// Quoted values of the intent that no node's instruction quotes.
 fn ungrounded_values(task: &Task) -> Vec<String> {
+    // A path's base name stands for it ("the deck 'launch_deck.pptx'").
     let known: BTreeSet<&str> = task
         .nodes
         .values()
         .flat_map(|n| text::quoted_spans(&n.instruction))
         .map(unquote)
+        .flat_map(|v| [v, v.rsplit('/').next().unwrap_or(v)])
         .collect();
     let mut out: Vec<String> = text::quoted_spans(&task.task_intent)
         .into_iter()
@@ -414,6 +416,14 @@ mod tests {
             "{:?}",
             q.problems
         );
+        // A node's file named by its base name is one the task touches.
+        let t = task(
+            &[("n0", "n1")],
+            &[("n0", &subs[0]), ("n1", &subs[1])],
+            GOOD_HIGH,
+            "Get the PDF 'a.pdf'.",
+        );
+        assert!(flags_of(&t, &subs).intent_grounded);
     }
 
     #[test]
