@@ -116,6 +116,9 @@ pub fn statement(
     // contact a mail goes to is no source of it). A request names what it
     // starts from when that is short; a list of three, or beside several
     // results, reads as an inventory, and the steps name them all anyway.
+    // A starting point the results already name ("with the text of the PDF
+    // 'a.pdf'") is not named again.
+    sources.retain(|s| !results.iter().any(|r| r.contains(s.as_str())));
     if !sources.is_empty() && sources.len() <= 2 && results.len() == 1 {
         sentence.push_str(", using ");
         sentence.push_str(&join_and(&sources));
@@ -341,6 +344,25 @@ mod tests {
             s.ends_with(" sent with the result of '36*1.50+24*2'."),
             "the goal says what the message carries: {s}"
         );
+        // A copy of a file's text names the file once.
+        let pdf = [r("pdf_path", Some("/home/user/a.pdf"))];
+        let clip = [r("text_in_clipboard", None)];
+        let nodes = [
+            IntentNode {
+                application: "PDF Tool",
+                instruction: "Open the PDF '/home/user/a.pdf' in PDF Tool and copy the PDF text.",
+                inputs: &pdf,
+                outputs: &clip,
+            },
+            IntentNode {
+                application: "Chat",
+                instruction: "In Chat, send 'Carol' the copied text in a message.",
+                inputs: &clip,
+                outputs: &sent,
+            },
+        ];
+        let s = statement(&cat, &nodes, &[0, 1], None);
+        assert_eq!(s.matches("a.pdf").count(), 1, "{s}");
     }
 
     #[test]

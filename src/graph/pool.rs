@@ -141,8 +141,13 @@ pub(crate) fn changes_nothing(template: &str) -> bool {
 /// '{pdf_path}' to it"): the record or message carries the file as it is,
 /// rather than taking its content in (a note "containing the text of
 /// '{txt_path}'", a recipe imported from a saved page).
+///
+/// A list of slots ("with '{a}', '{b}' and '{c}' attached") is attached as a
+/// whole.
 pub(crate) fn attached_slots(template: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    // The slots of the list being read, the current one last.
+    let mut list: Vec<&str> = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find("'{") {
         let before = rest[..open].trim_end().to_lowercase();
@@ -151,10 +156,14 @@ pub(crate) fn attached_slots(template: &str) -> Vec<&str> {
         };
         let slot = &rest[open + 2..open + close];
         let after = &rest[open + close + 2..];
-        if after.starts_with(" attached")
-            || before.ends_with("attach")
-            || before.ends_with("attach the file")
-        {
+        let continues = rest[..open] == *", " || rest[..open] == *" and ";
+        if !continues {
+            list.clear();
+        }
+        list.push(slot);
+        if after.starts_with(" attached") {
+            out.append(&mut list);
+        } else if before.ends_with("attach") || before.ends_with("attach the file") {
             out.push(slot);
         }
         rest = after;
@@ -846,6 +855,10 @@ pub(crate) mod tests {
             "In Notes, create a note titled '{note_title}' containing the text of '{txt_path}'."
         )
         .is_empty());
+        assert_eq!(
+            attached_slots("In Mail, send the e-mail '{email_sent}' to '{email_address}', with '{csv_path}', '{img_path}' and '{pdf_path}' attached and with '{body}' as the body."),
+            ["csv_path", "img_path", "pdf_path"]
+        );
     }
 
     #[test]
