@@ -166,10 +166,10 @@ fn first_quoted(instruction: &str) -> Option<&str> {
     Some(&instruction[start..start + len]).filter(|v| !v.is_empty())
 }
 
-/// Most files a message or record is said to carry by name: more read as an
-/// inventory of paths ("sent with '/home/user/...', '/home/user/...', ..."),
-/// so they are said by kind ("sent with the web page file, two images and
-/// the workbook"); the instruction names each.
+/// Most files a message or record is said to carry by their full names: more
+/// read as an inventory of paths ("sent with '/home/user/...',
+/// '/home/user/...', ..."), so they are said by base name
+/// ([`MAX_BY_BASE_NAME`]) or, past that, by kind; the instruction names each.
 const MAX_NAMED_FILES: usize = 2;
 
 /// Most files a message or record is said to carry by their base names
