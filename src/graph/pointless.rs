@@ -1062,6 +1062,25 @@ fn upstream(pool: &Pool<'_>, nodes: &[usize], r: u32, seen: &mut Vec<u32>) {
     }
 }
 
+/// `r` and what it was made from, following each maker's main input (the
+/// document opened, not the picture inserted into it), without clipboard
+/// contents and unnamed resources: the content `r` carries on.
+fn main_line(pool: &Pool<'_>, nodes: &[usize], r: u32) -> Vec<u32> {
+    let mut line = vec![r];
+    let mut at = r;
+    while let Some(&y) = nodes.iter().find(|&&y| makes(pool, y, at)) {
+        match pool.slim[y].main_input {
+            Some(m) if !line.contains(&m) => {
+                line.push(m);
+                at = m;
+            }
+            _ => break,
+        }
+    }
+    line.retain(|&o| !pool.is_held(o) && pool.resource(o as usize).parameter.is_some());
+    line
+}
+
 /// (a, b) pairs where node `b` makes or edits a file from a file and, among its
 /// other inputs, something node `a` made from that file (see
 /// [`PointlessKind::RoundTrip`]).
@@ -1080,13 +1099,9 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
         }
         // Two files joined that go back to one origin (a web page's text made
         // a recipe and its PDF, and the page printed, appended to it): the
-        // content twice. Clipboard contents are no origin.
-        let origin = |r: u32, up: &[u32]| {
-            let mut all = up.to_vec();
-            all.push(r);
-            all.retain(|&o| !pool.is_held(o) && pool.resource(o as usize).parameter.is_some());
-            all
-        };
+        // content twice. An origin is what each maker worked on, not what it
+        // put in (one picture inserted into a brief and into a deck, the two
+        // merged, is no content twice: [`main_line`]).
         // Each input's upstream, walked once: the pair test below reads it
         // for every other input.
         let ups: Vec<Vec<u32>> = inputs
@@ -1097,11 +1112,7 @@ fn round_trips(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
                 from
             })
             .collect();
-        let origins: Vec<Vec<u32>> = inputs
-            .iter()
-            .zip(&ups)
-            .map(|(&i, up)| origin(i, up))
-            .collect();
+        let origins: Vec<Vec<u32>> = inputs.iter().map(|&i| main_line(pool, nodes, i)).collect();
         for (k, &i) in inputs.iter().enumerate() {
             let from = &ups[k];
             let back = inputs.iter().enumerate().any(|(m, &j)| {
@@ -2419,6 +2430,71 @@ mod tests {
                 .iter()
                 .any(|f| f.2 == PointlessKind::RoundTrip && f.1 == 2),
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn two_documents_with_one_picture_merged_are_no_content_twice() {
+        let mut cat = office_catalog();
+        let mut png = cat.kinds["doc"].clone();
+        png.file_kinds = vec!["png".into()];
+        cat.kinds.insert("png".into(), png);
+        let photo = "/home/user/Pictures/demo.png";
+        let cropped = "/home/user/Pictures/demo_cropped.png";
+        let into = |id: &str, app: &str, doc: &str, pdf: &str| {
+            subtask(
+                id,
+                app,
+                &["doc", "png"],
+                &["pdf"],
+                &[&[("doc", doc), ("png", cropped), ("pdf", pdf)]],
+            )
+        };
+        let subs = vec![
+            subtask(
+                "crop",
+                "Image Editor",
+                &["png"],
+                &["png:new_png"],
+                &[&[("png", photo), ("new_png", cropped)]],
+            ),
+            into(
+                "brief",
+                "Writer",
+                "/home/user/Documents/brief.docx",
+                "/home/user/Documents/brief.pdf",
+            ),
+            into(
+                "deck",
+                "Slides",
+                "/home/user/Documents/deck.docx",
+                "/home/user/Documents/deck.pdf",
+            ),
+            subtask(
+                "merge",
+                "PDF Tool",
+                &["pdf", "pdf:other_pdf"],
+                &["pdf:new_pdf"],
+                &[&[
+                    ("pdf", "/home/user/Documents/brief.pdf"),
+                    ("other_pdf", "/home/user/Documents/deck.pdf"),
+                    ("new_pdf", "/home/user/Documents/launch.pdf"),
+                ]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("png", Some(photo.into())),
+            Resource::new("doc", Some("/home/user/Documents/brief.docx".into())),
+            Resource::new("doc", Some("/home/user/Documents/deck.docx".into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let nodes = [find("crop"), find("brief"), find("deck"), find("merge")];
+        let found = findings(&pool, &nodes);
+        assert!(
+            !found.iter().any(|f| f.2 == PointlessKind::RoundTrip),
+            "the brief and the deck are two documents: {found:?}"
         );
     }
 

@@ -68,6 +68,9 @@ pub struct Instance {
 pub(crate) struct Slim {
     pub inputs: Box<[u32]>,
     pub outputs: Box<[u32]>,
+    /// Its first input in slot order: what it opens or works on (the document
+    /// a picture is inserted into, not the picture).
+    pub main_input: Option<u32>,
     /// Inputs it modifies (sorted ids).
     pub modifies: Box<[u32]>,
     pub app: u32,
@@ -291,6 +294,7 @@ impl<'a> Pool<'a> {
                     source,
                 }
             })?;
+            let main_input = inputs.first().map(&mut intern);
             let mut ins: Vec<u32> = inputs.iter().map(&mut intern).collect();
             ins.sort_unstable();
             ins.dedup();
@@ -320,6 +324,7 @@ impl<'a> Pool<'a> {
             slim.push(Slim {
                 inputs: ins.into_boxed_slice(),
                 outputs: outs.into_boxed_slice(),
+                main_input,
                 modifies: modifies.into_boxed_slice(),
                 app,
                 category: cat,

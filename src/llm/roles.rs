@@ -260,6 +260,11 @@ pub struct KnownResource {
     /// with others. Not sent to a model.
     #[serde(skip)]
     pub converted_only: bool,
+    /// The named inputs (files, records) of the stored subtasks that make it:
+    /// two files made from one (a ledger's chart, the ledger printed) are two
+    /// things a person sends together. Not sent to a model.
+    #[serde(skip)]
+    pub made_from: Vec<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -176,6 +176,7 @@ impl OfflineExplorer {
                         copied_beside: false,
                         packs: 0,
                         converted_only: false,
+                        made_from: Vec::new(),
                     })
                     .filter(|k| !known.contains(k))
                     .collect();
@@ -387,7 +388,20 @@ impl OfflineExplorer {
                     free.get(i).copied()
                 } else {
                     let fitting = self.fitting(&free, &values);
-                    (fitting > 0).then(|| free[(i + i / first_count) % fitting])
+                    // The first round takes, where there is one, a file made
+                    // in another application from what the first input was
+                    // made from (the ledger's chart beside the ledger
+                    // printed): a join of two branches of one piece of work.
+                    let sibling = (i < first_count && join)
+                        .then(|| {
+                            free[..fitting].iter().copied().find(|v| {
+                                values
+                                    .values()
+                                    .any(|w| made_apart(v, w, known, &self.originals))
+                            })
+                        })
+                        .flatten();
+                    sibling.or_else(|| (fitting > 0).then(|| free[(i + i / first_count) % fitting]))
                 };
                 match pick {
                     Some(v) => {
@@ -430,14 +444,20 @@ impl OfflineExplorer {
                 continue;
             }
             // Nor does joining a file with a copy of itself (append
-            // 'manual_compressed.pdf' to 'manual.pdf').
-            let input_stems: Vec<String> = plan
+            // 'manual_compressed.pdf' to 'manual.pdf', attach 'report.docx'
+            // and 'report.pdf'). Two different things made from one file (the
+            // ledger's bar chart as an image, the ledger printed to PDF) are
+            // no copies: mailing both is a diamond of real hand-offs.
+            let input_files: Vec<&str> = plan
                 .slots
                 .iter()
                 .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                .filter_map(|s| values.get(&s.name).map(|v| root_stem(v, &self.originals)))
+                .filter_map(|s| values.get(&s.name).map(String::as_str))
                 .collect();
-            if (1..input_stems.len()).any(|k| input_stems[..k].contains(&input_stems[k])) {
+            let copies = |a: &str, b: &str| copies_of_one_file(a, b, &self.originals);
+            if (1..input_files.len())
+                .any(|k| input_files[..k].iter().any(|a| copies(a, input_files[k])))
+            {
                 continue;
             }
             // Three or more files of one topic are about the topic (a mail
@@ -1674,6 +1694,45 @@ fn root_stem(path: &str, originals: &BTreeSet<(String, String)>) -> String {
         .unwrap_or(stem)
 }
 
+/// Whether two input files are one file in two copies: they go back to the
+/// same desktop file and either share a file type (a PDF and its compressed
+/// copy) or a name (a document and its PDF). Two files of different types
+/// and names made from one file (its chart, its printout) are two things.
+fn copies_of_one_file(a: &str, b: &str, originals: &BTreeSet<(String, String)>) -> bool {
+    if root_stem(a, originals) != root_stem(b, originals) {
+        return false;
+    }
+    let ext = |p: &str| {
+        vfs::base_name(p)
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+    };
+    ext(a) == ext(b) || stem_of(a) == stem_of(b)
+}
+
+/// Whether the made files `v` and `w` are made by different applications
+/// from one named input and are no copies of one file ([`copies_of_one_file`]):
+/// two branches of one piece of work (a picture put into a brief and into a
+/// deck) that a join brings together.
+fn made_apart(
+    v: &str,
+    w: &str,
+    known: &[KnownResource],
+    originals: &BTreeSet<(String, String)>,
+) -> bool {
+    let made = |p: &str| {
+        known
+            .iter()
+            .find(|r| r.parameter.as_deref() == Some(p) && !r.made_from.is_empty())
+    };
+    let (Some(a), Some(b)) = (made(v), made(w)) else {
+        return false;
+    };
+    a.source != b.source
+        && a.made_from.iter().any(|f| b.made_from.contains(f))
+        && !copies_of_one_file(v, w, originals)
+}
+
 fn words_of(stem: &str) -> String {
     // A name made from a web address keeps its words, not the address's parts
     // ("docs_example_com" reads "Docs").
@@ -2536,6 +2595,32 @@ mod tests {
     }
 
     #[test]
+    fn two_things_made_from_one_file_are_no_copies_of_it() {
+        let docs = "/home/user/Documents".to_string();
+        let originals: BTreeSet<(String, String)> = [(docs, "ledger".to_string())].into();
+        let copies = |a: &str, b: &str| copies_of_one_file(a, b, &originals);
+        // A PDF and its compressed copy; a document and its PDF.
+        assert!(copies(
+            "/home/user/Documents/ledger.pdf",
+            "/home/user/Documents/ledger_compressed.pdf"
+        ));
+        assert!(copies(
+            "/home/user/Documents/ledger_v2.docx",
+            "/home/user/Documents/ledger_v2.pdf"
+        ));
+        // The ledger's chart and the ledger printed: two things to mail.
+        assert!(!copies(
+            "/home/user/Documents/ledger_bar_chart.png",
+            "/home/user/Documents/ledger.pdf"
+        ));
+        // Files about different things are never copies.
+        assert!(!copies(
+            "/home/user/Documents/ledger.pdf",
+            "/home/user/Documents/menu.pdf"
+        ));
+    }
+
+    #[test]
     fn a_made_file_is_about_the_file_it_was_made_from() {
         let known = |v: &str| KnownResource {
             kind: "csv_path".into(),
@@ -2547,6 +2632,7 @@ mod tests {
             copied_beside: false,
             packs: 0,
             converted_only: false,
+            made_from: Vec::new(),
         };
         let plan = "/home/user/Documents/quarterly_plan.csv";
         let total = "/home/user/Documents/quarterly_plan_total_row.csv";
@@ -2689,7 +2775,59 @@ mod tests {
             copied_beside: false,
             packs: 0,
             converted_only: false,
+            made_from: Vec::new(),
         }
+    }
+
+    #[test]
+    fn files_made_apart_from_one_picture_are_joined() {
+        let pic = "/home/user/Pictures/demo_cropped.png";
+        let from = |p: &str, source: &str, inputs: &[&str]| KnownResource {
+            made_from: inputs.iter().map(|s| s.to_string()).collect(),
+            ..k(p, source)
+        };
+        let known = vec![
+            from(
+                "/home/user/Documents/brief.pdf",
+                "Writer",
+                &["/home/user/Documents/brief.txt", pic],
+            ),
+            from(
+                "/home/user/Documents/deck.pdf",
+                "Slides",
+                &["/home/user/Documents/deck.pptx", pic],
+            ),
+            from(
+                "/home/user/Documents/deck_v2.pdf",
+                "Slides",
+                &["/home/user/Documents/deck.pptx", pic],
+            ),
+            from(
+                "/home/user/Documents/menu.pdf",
+                "Writer",
+                &["/home/user/Documents/menu.txt"],
+            ),
+            k("/home/user/Documents/plan.pdf", "desktop"),
+        ];
+        let originals = BTreeSet::new();
+        let apart = |v: &str, w: &str| made_apart(v, w, &known, &originals);
+        assert!(apart(
+            "/home/user/Documents/brief.pdf",
+            "/home/user/Documents/deck.pdf"
+        ));
+        // One application's two files, files of nothing in common, a desktop file.
+        assert!(!apart(
+            "/home/user/Documents/deck.pdf",
+            "/home/user/Documents/deck_v2.pdf"
+        ));
+        assert!(!apart(
+            "/home/user/Documents/brief.pdf",
+            "/home/user/Documents/menu.pdf"
+        ));
+        assert!(!apart(
+            "/home/user/Documents/brief.pdf",
+            "/home/user/Documents/plan.pdf"
+        ));
     }
 
     #[test]

@@ -726,6 +726,26 @@ fn reader_apps(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, BTre
     out
 }
 
+/// For every named output of the stored subtasks, the named inputs of the
+/// parameter sets that make it.
+fn made_from(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, BTreeSet<String>> {
+    let mut out: BTreeMap<Resource, BTreeSet<String>> = BTreeMap::new();
+    for s in stored {
+        for i in 0..s.available_parameters.len() {
+            let Ok((ins, outs)) = instantiate(catalog, s, i) else {
+                continue;
+            };
+            let sources: Vec<&String> = ins.iter().filter_map(|r| r.parameter.as_ref()).collect();
+            for o in outs.into_iter().filter(|o| o.parameter.is_some()) {
+                out.entry(o)
+                    .or_default()
+                    .extend(sources.iter().map(|v| v.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// The explore request of one application.
 fn request(
     desktop: &dyn Replica,
@@ -782,6 +802,7 @@ fn request(
     let shows = shown_contents(desktop.specs(), catalog, stored);
     let packs = packed_archives(catalog, stored);
     let converted = converted_only(catalog, stored);
+    let sources = made_from(catalog, stored);
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
@@ -791,6 +812,10 @@ fn request(
             copied_beside: copied_beside.contains(&r),
             packs: packs.get(&r).copied().unwrap_or(0),
             converted_only: converted.contains(&r),
+            made_from: sources
+                .get(&r)
+                .map(|v| v.iter().cloned().collect())
+                .unwrap_or_default(),
             kind: r.kind,
             parameter: r.parameter,
             source,
