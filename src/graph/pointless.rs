@@ -41,8 +41,8 @@
 //!   into the deck).
 //! - a **text-only copy** ([`PointlessKind::TextOnlyCopy`]): a file only saved
 //!   as plain text (a kind that keeps none of a document's properties,
-//!   `keeps_props = []`) and left at the end: a workbook's rows or a PDF's pages
-//!   as a .txt nobody uses.
+//!   `keeps_props = []`) and left at the end: a workbook's rows, a PDF's pages
+//!   or a recipe made in the task from a page's text as a .txt nobody uses.
 //! - an **unsuited edit** ([`PointlessKind::UnsuitedEdit`]): an edit made on
 //!   content it does not suit, as the applications' specs declare it (a screen
 //!   capture rotated, blurred or captioned like a photo).
@@ -1030,6 +1030,35 @@ fn packed_by(pool: &Pool<'_>, x: usize) -> Vec<u32> {
         .collect()
 }
 
+/// Does instance `x` only export, as plain text, a record another node of
+/// the task made from a file or the clipboard (a recipe made from a web
+/// page's text, then exported as a .txt): the text goes back to a file it
+/// came from (see
+/// [`PointlessKind::TextOnlyCopy`]). A record of the desktop (a shopping list)
+/// exported as text is a file of its own.
+fn exports_made_record_as_text(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
+    let s = &pool.slim[x];
+    // The record's maker took its content from a file or the clipboard (a
+    // recipe pasted from a page), not from what was typed (a note written).
+    let from_text = |y: usize| {
+        pool.slim[y]
+            .inputs
+            .iter()
+            .any(|&r| is_path(pool, r) || pool.is_held(r))
+    };
+    let made_record = s.inputs.iter().any(|&i| {
+        is_record(pool, i)
+            && nodes
+                .iter()
+                .any(|&y| y != x && makes(pool, y, i) && from_text(y))
+    });
+    plain_copy(pool, x)
+        && made_record
+        && s.outputs
+            .iter()
+            .any(|&o| formatted_file(pool, o) && keeps_nothing(pool, o))
+}
+
 /// Does instance `x` only save a file of another kind as plain text (see
 /// [`PointlessKind::TextOnlyCopy`])?
 fn copies_as_text_only(pool: &Pool<'_>, x: usize) -> bool {
@@ -1271,7 +1300,9 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         }
     }
     for (a, &x) in nodes.iter().enumerate() {
-        if !has_successor[a] && copies_as_text_only(pool, x) {
+        if !has_successor[a]
+            && (copies_as_text_only(pool, x) || exports_made_record_as_text(pool, nodes, x))
+        {
             found.push(Pointless {
                 a,
                 b: a,
@@ -2022,6 +2053,60 @@ mod tests {
         assert!(
             findings(&pool, &[find("export"), find("titled")]).is_empty(),
             "the text is worked on before the print"
+        );
+    }
+
+    #[test]
+    fn a_recipe_made_in_the_task_is_not_exported_back_to_text() {
+        let cat = office_catalog();
+        let page = "/home/user/Downloads/oat_pancakes.txt";
+        // `img` stands for a recipe here: a parameterised kind, no file.
+        let subs = vec![
+            subtask(
+                "import",
+                "Recipes",
+                &["txt"],
+                &["img"],
+                &[&[("txt", page), ("img", "Oat pancakes")]],
+            ),
+            subtask(
+                "export",
+                "Recipes",
+                &["img"],
+                &["txt:new_txt"],
+                &[
+                    &[
+                        ("img", "Oat pancakes"),
+                        ("new_txt", "/home/user/Documents/Oat pancakes.txt"),
+                    ],
+                    &[
+                        ("img", "Pancakes"),
+                        ("new_txt", "/home/user/Documents/Pancakes.txt"),
+                    ],
+                ],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("img", Some("Pancakes".into())),
+            Resource::new("txt", Some(page.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, i| pool.find(&SubtaskId(id.into()), i).unwrap();
+        let kinds = |nodes: &[usize], succ: &[bool]| {
+            pointless(&pool, nodes, succ)
+                .iter()
+                .map(|p| p.kind)
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            kinds(&[find("import", 0), find("export", 0)], &[true, false])
+                .contains(&PointlessKind::TextOnlyCopy),
+            "the page's text made a recipe and went back to text"
+        );
+        assert!(
+            !kinds(&[find("export", 1)], &[false]).contains(&PointlessKind::TextOnlyCopy),
+            "a recipe of the desktop as a text file of its own"
         );
     }
 
