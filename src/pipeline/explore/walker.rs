@@ -59,6 +59,13 @@ pub struct WalkRules {
     pub max_inputs: usize,
     /// The stem suffix of the new file: plain family, edit family.
     pub suffixes: [String; 2],
+    /// Further suffixes, for a file another walk made: its stem already ends
+    /// in family suffixes, so the new file's stem replaces them with the
+    /// first of the family's own, these, then the other family's that the
+    /// stem does not carry ("welcome_reviewed" is edited into
+    /// "welcome_revised", never "welcome_reviewed_reviewed").
+    #[serde(default)]
+    pub other_suffixes: Vec<String>,
     /// Menu items that select the whole document (the copy family; Ctrl+A when
     /// the application has none).
     #[serde(default)]
@@ -217,6 +224,49 @@ fn key_words(keys: &str) -> String {
 pub struct InputFile {
     pub path: String,
     pub kind: String,
+    /// What stored subtasks put into it when another walk made it (empty for
+    /// the sandbox's own files).
+    pub lineage: Lineage,
+}
+
+/// What the stored subtasks that make a file put into it, back to the
+/// sandbox's own files: the files it was made from (its input, that file's
+/// input...) and the lines typed on the way. An edit of it types another
+/// line, and its new name is none of these files' names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lineage {
+    pub from: BTreeSet<String>,
+    pub lines: BTreeSet<String>,
+}
+
+/// How one stored parameter set made a file: the files it opened and the
+/// line it typed.
+#[derive(Debug, Clone, Default)]
+struct Making {
+    from: Vec<String>,
+    line: Option<String>,
+}
+
+/// The lineage of `path` under `makers` (every parameter set that makes a
+/// path, by the path): the union over all of them, followed back through
+/// their inputs.
+fn lineage(path: &str, makers: &BTreeMap<String, Vec<Making>>) -> Lineage {
+    let mut out = Lineage::default();
+    let mut todo = vec![path.to_string()];
+    let mut seen = BTreeSet::new();
+    while let Some(p) = todo.pop() {
+        if !seen.insert(p.clone()) {
+            continue;
+        }
+        for m in makers.get(&p).into_iter().flatten() {
+            out.lines.extend(m.line.iter().cloned());
+            for f in &m.from {
+                out.from.insert(f.clone());
+                todo.push(f.clone());
+            }
+        }
+    }
+    out
 }
 
 /// One successful try: the actions taken and the file they made.
@@ -478,15 +528,34 @@ impl Tries<'_> {
         edit: bool,
     ) -> Result<Vec<Demo>, EnvError> {
         let mut demos = Vec::new();
+        let suffix = &self.rules.suffixes[usize::from(edit)];
+        let others: Vec<String> = self
+            .rules
+            .other_suffixes
+            .iter()
+            .chain(&self.rules.suffixes)
+            .filter(|w| *w != suffix)
+            .cloned()
+            .collect();
         for (i, input) in self.firsts.iter().enumerate() {
-            let line = edit.then(|| self.rules.lines[i % self.rules.lines.len()].clone());
+            let line = if edit {
+                let typed = input.map(|f| &f.lineage.lines);
+                // Every line is in the input already: an edit would repeat one.
+                let Some(line) = line_for(&self.rules.lines, i, typed) else {
+                    continue;
+                };
+                Some(line.clone())
+            } else {
+                None
+            };
             let attempt = Attempt {
                 app: self.app,
                 open: self.open,
                 input: *input,
                 line: line.as_deref(),
                 target: cand,
-                suffix: &self.rules.suffixes[usize::from(edit)],
+                suffix,
+                others: &others,
             };
             // The first input decides whether the candidate works at all; a
             // real application's dialog sometimes misses typed keys, so that
@@ -678,10 +747,11 @@ fn input_files(
             continue;
         };
         if let Some(kind) = kind_of_ext(catalog, &ext) {
-            by_ext
-                .entry(ext)
-                .or_default()
-                .push(InputFile { path, kind });
+            by_ext.entry(ext).or_default().push(InputFile {
+                path,
+                kind,
+                lineage: Lineage::default(),
+            });
         }
     }
     // A file another application's subtask makes comes second in its extension:
@@ -914,7 +984,23 @@ struct Attempt<'a> {
     input: Option<&'a InputFile>,
     line: Option<&'a str>,
     target: &'a MenuPath,
+    /// The family's suffix of the new file's stem.
     suffix: &'a str,
+    /// The suffixes tried after it, in order, when the input's stem carries it.
+    others: &'a [String],
+}
+
+/// The line an edit of the `i`th input types: the `i`th of `lines` (round),
+/// else the next one not in `typed` (the lines already typed into a file
+/// another walk made); none when every line is.
+fn line_for<'l>(
+    lines: &'l [String],
+    i: usize,
+    typed: Option<&BTreeSet<String>>,
+) -> Option<&'l String> {
+    (0..lines.len())
+        .map(|k| &lines[(i + k) % lines.len()])
+        .find(|l| typed.is_none_or(|t| !t.contains(*l)))
 }
 
 /// Steps on a desktop and records each step as a trajectory action.
@@ -1242,6 +1328,7 @@ fn try_candidate(
         kind_of_ext(catalog, &ext).map(|kind| InputFile {
             path: p.clone(),
             kind,
+            lineage: Lineage::default(),
         })
     }) else {
         return Ok(None);
@@ -1266,7 +1353,13 @@ fn new_path(a: &Attempt<'_>, native: Option<&str>) -> String {
     let (stem, ext) = match a.input {
         Some(input) => {
             let (stem, ext) = input.path.rsplit_once('.').unwrap_or((&input.path, "txt"));
-            (stem.to_string(), ext.to_string())
+            let mut avoid: BTreeSet<&str> = input.lineage.from.iter().map(|p| stem_of(p)).collect();
+            avoid.insert(stem);
+            return format!(
+                "{}.{}",
+                new_stem(stem, a.suffix, a.others, &avoid),
+                native.unwrap_or(ext)
+            );
         }
         None => (
             format!("{HOME}/Documents/{}", a.app.stem),
@@ -1278,6 +1371,49 @@ fn new_path(a: &Attempt<'_>, native: Option<&str>) -> String {
         ),
     };
     format!("{stem}_{}.{}", a.suffix, native.unwrap_or(&ext))
+}
+
+/// A path without its extension.
+fn stem_of(path: &str) -> &str {
+    match path.rsplit_once('.') {
+        Some((stem, _)) if !stem.ends_with('/') => stem,
+        _ => path,
+    }
+}
+
+/// The stem of a file made from one with stem `stem`: `stem` and `suffix`,
+/// unless `stem` already ends in family suffixes (`suffix` or one of
+/// `others`: a file another walk made). Then those are replaced by the first
+/// of `suffix` and `others` that they do not hold, so a word is never
+/// repeated; a stem in `avoid` (the input's and those of the files it was
+/// made from) is never the result.
+fn new_stem(stem: &str, suffix: &str, others: &[String], avoid: &BTreeSet<&str>) -> String {
+    let family = |w: &str| w == suffix || others.iter().any(|o| o == w);
+    let mut base = stem;
+    let mut carried = BTreeSet::new();
+    while let Some((head, word)) = base.rsplit_once('_') {
+        // The file's own name is kept whole ("final.txt" has no base).
+        if !family(word) || head.is_empty() || head.ends_with('/') {
+            break;
+        }
+        carried.insert(word);
+        base = head;
+    }
+    if carried.is_empty() {
+        return format!("{stem}_{suffix}");
+    }
+    let words = std::iter::once(suffix).chain(others.iter().map(String::as_str));
+    for word in words.filter(|w| !carried.contains(w)) {
+        let new = format!("{base}_{word}");
+        if !avoid.contains(new.as_str()) {
+            return new;
+        }
+    }
+    // Every suffix is taken: a number after the family's own.
+    (2..)
+        .map(|n| format!("{base}_{suffix}{n}"))
+        .find(|new| !avoid.contains(new.as_str()))
+        .unwrap_or_default()
 }
 
 /// The extension of the file type a save dialog has chosen, when its file type
@@ -1456,30 +1592,46 @@ fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
 }
 
 /// The files that stored subtasks of applications other than `app` make (their
-/// path outputs, every parameter set).
+/// path outputs, every parameter set), each with its lineage over every
+/// stored subtask (`app`'s too: a chain may pass through it).
 fn stored_outputs(
     cx: &crate::stage::StageContext<'_>,
     app: &str,
 ) -> Result<Vec<InputFile>, crate::store::StoreError> {
     use crate::model::SubtaskStatus;
+    let is_file = |kind: &str| {
+        cx.catalog
+            .kinds
+            .get(kind)
+            .is_some_and(|k| !k.directory && !k.file_kinds.is_empty())
+    };
     let mut out = Vec::new();
+    let mut makers: BTreeMap<String, Vec<Making>> = BTreeMap::new();
     for status in [SubtaskStatus::Proposed, SubtaskStatus::Verified] {
         for s in cx.store.subtasks(status)? {
-            if s.application == app {
-                continue;
-            }
-            for i in 0..s.available_parameters.len() {
-                let Ok((_, outputs)) = crate::resources::instantiate(cx.catalog, &s, i) else {
+            for (i, params) in s.available_parameters.iter().enumerate() {
+                let Ok((inputs, outputs)) = crate::resources::instantiate(cx.catalog, &s, i) else {
                     continue;
                 };
+                let from: Vec<String> = inputs
+                    .into_iter()
+                    .filter(|r| is_file(&r.kind))
+                    .filter_map(|r| r.parameter)
+                    .collect();
                 for r in outputs {
-                    let is_file = cx
-                        .catalog
-                        .kinds
-                        .get(&r.kind)
-                        .is_some_and(|k| !k.directory && !k.file_kinds.is_empty());
-                    if let (true, Some(path)) = (is_file, r.parameter) {
-                        out.push(InputFile { path, kind: r.kind });
+                    let (true, Some(path)) = (is_file(&r.kind), r.parameter) else {
+                        continue;
+                    };
+                    makers.entry(path.clone()).or_default().push(Making {
+                        from: from.clone(),
+                        line: params.get("line").cloned(),
+                    });
+                    if s.application != app {
+                        out.push(InputFile {
+                            path,
+                            kind: r.kind,
+                            lineage: Lineage::default(),
+                        });
                     }
                 }
             }
@@ -1487,6 +1639,9 @@ fn stored_outputs(
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
+    for f in &mut out {
+        f.lineage = lineage(&f.path, &makers);
+    }
     Ok(out)
 }
 
@@ -1599,6 +1754,7 @@ mod tests {
             lines: vec!["Checked.".into()],
             max_inputs: 3,
             suffixes: ["final".into(), "reviewed".into()],
+            other_suffixes: vec!["revised".into(), "updated".into()],
             select_items: vec!["Select All".into()],
             copy_items: vec!["Copy".into()],
             clipboard_kinds: BTreeMap::new(),
@@ -1606,6 +1762,142 @@ mod tests {
             probe_secs: None,
             prefer: vec!["Save As".into(), "Export".into()],
         }
+    }
+
+    fn words(ws: &[&str]) -> Vec<String> {
+        ws.iter().map(|w| (*w).to_string()).collect()
+    }
+
+    #[test]
+    fn a_made_file_is_not_named_with_its_suffix_again() {
+        let edit_others = words(&["revised", "updated", "final"]);
+        let plain_others = words(&["revised", "updated", "reviewed"]);
+        let name = |stem: &str, suffix: &str, others: &[String]| {
+            new_stem(stem, suffix, others, &BTreeSet::from([stem]))
+        };
+        let d = "/home/user/Desktop";
+        // A sandbox's own file: the family's suffix, as before.
+        assert_eq!(
+            name(&format!("{d}/welcome"), "reviewed", &edit_others),
+            format!("{d}/welcome_reviewed")
+        );
+        // Made by an edit: edited again, then saved as is.
+        assert_eq!(
+            name(&format!("{d}/welcome_reviewed"), "reviewed", &edit_others),
+            format!("{d}/welcome_revised")
+        );
+        assert_eq!(
+            name(&format!("{d}/welcome_reviewed"), "final", &plain_others),
+            format!("{d}/welcome_final")
+        );
+        // Several suffixes carried: none of them comes back.
+        assert_eq!(
+            name("/p/index_reviewed_final", "final", &plain_others),
+            "/p/index_revised"
+        );
+        // A folder's underscore and a name that is only a suffix are kept.
+        assert_eq!(
+            name("/home/user/my_final/x", "final", &plain_others),
+            "/home/user/my_final/x_final"
+        );
+        // The files it was made from are not named again: welcome_revised came
+        // from welcome_reviewed, so its edit is not saved over that file.
+        let avoid = BTreeSet::from(["/d/welcome_revised", "/d/welcome_reviewed", "/d/welcome"]);
+        assert_eq!(
+            new_stem("/d/welcome_revised", "reviewed", &edit_others, &avoid),
+            "/d/welcome_updated"
+        );
+        // Every suffix taken: a number.
+        let all = BTreeSet::from([
+            "/d/a_reviewed",
+            "/d/a_revised",
+            "/d/a_updated",
+            "/d/a_final",
+        ]);
+        assert_eq!(
+            new_stem("/d/a_reviewed", "reviewed", &edit_others, &all),
+            "/d/a_reviewed2"
+        );
+        // No stem repeats a word, and none equals its input's, over a chain of
+        // edits and copies.
+        let mut stem = "/d/stock".to_string();
+        let mut seen = BTreeSet::new();
+        for k in 0..8 {
+            let (suffix, others) = if k % 2 == 0 {
+                ("reviewed", &edit_others)
+            } else {
+                ("final", &plain_others)
+            };
+            seen.insert(stem.clone());
+            let avoid: BTreeSet<&str> = seen.iter().map(String::as_str).collect();
+            let next = new_stem(&stem, suffix, others, &avoid);
+            assert!(!seen.contains(&next), "{next} again");
+            let parts: Vec<&str> = next.rsplit('/').next().unwrap().split('_').collect();
+            let unique: BTreeSet<&&str> = parts.iter().collect();
+            assert_eq!(unique.len(), parts.len(), "{next} repeats a word");
+            stem = next;
+        }
+    }
+
+    #[test]
+    fn a_chained_edit_types_another_line_than_its_input_holds() {
+        let lines = words(&["One.", "Two.", "Three."]);
+        // The sandbox's own files: one line per input, in turn.
+        assert_eq!(line_for(&lines, 0, None).unwrap(), "One.");
+        assert_eq!(line_for(&lines, 4, None).unwrap(), "Two.");
+        // A file made by an edit that typed the first line: the next one.
+        let typed = BTreeSet::from(["One.".to_string()]);
+        assert_eq!(line_for(&lines, 0, Some(&typed)).unwrap(), "Two.");
+        let typed = BTreeSet::from(["Two.".to_string(), "Three.".to_string()]);
+        assert_eq!(line_for(&lines, 1, Some(&typed)).unwrap(), "One.");
+        let typed: BTreeSet<String> = lines.iter().cloned().collect();
+        assert!(line_for(&lines, 0, Some(&typed)).is_none());
+    }
+
+    #[test]
+    fn a_made_file_carries_the_lines_and_files_of_its_whole_chain() {
+        let making = |from: &[&str], line: Option<&str>| Making {
+            from: words(from),
+            line: line.map(str::to_string),
+        };
+        let makers = BTreeMap::from([
+            // Mousepad's edit of the sandbox's welcome.txt...
+            (
+                "/d/w_reviewed.txt".to_string(),
+                vec![making(&["/d/w.txt"], Some("One."))],
+            ),
+            // ... Geany's edit of it, and a copy of that (two makers).
+            (
+                "/d/w_revised.txt".to_string(),
+                vec![
+                    making(&["/d/w_reviewed.txt"], Some("Two.")),
+                    making(&["/d/w_final.txt"], None),
+                ],
+            ),
+            // A cycle does not loop.
+            (
+                "/d/w_final.txt".to_string(),
+                vec![making(&["/d/w_revised.txt"], None)],
+            ),
+        ]);
+        let l = lineage("/d/w_revised.txt", &makers);
+        assert_eq!(
+            l.lines,
+            BTreeSet::from(["One.".to_string(), "Two.".to_string()])
+        );
+        assert_eq!(
+            l.from,
+            BTreeSet::from(
+                [
+                    "/d/w.txt",
+                    "/d/w_reviewed.txt",
+                    "/d/w_final.txt",
+                    "/d/w_revised.txt"
+                ]
+                .map(String::from)
+            )
+        );
+        assert_eq!(lineage("/d/w.txt", &makers), Lineage::default());
     }
 
     #[test]
@@ -1777,6 +2069,7 @@ mod tests {
         let input = InputFile {
             path: "/home/user/Documents/budget.xlsx".into(),
             kind: "xlsx_path".into(),
+            lineage: Lineage::default(),
         };
         // LibreOffice's PDF Options: fields, none focused, none with the name.
         let options = window(vec![
@@ -1866,11 +2159,13 @@ mod tests {
             input: Some(InputFile {
                 path: i.into(),
                 kind: "txt_path".into(),
+                lineage: Lineage::default(),
             }),
             line: Some("Checked.".into()),
             output: InputFile {
                 path: o.into(),
                 kind: "txt_path".into(),
+                lineage: Lineage::default(),
             },
             actions: vec![],
         };
