@@ -450,6 +450,7 @@ fn offline_coder_checks_hold_on_own_path_and_discriminate() {
                 copied_beside: false,
                 packs: 0,
                 converted_only: false,
+                made_from: Vec::new(),
             })
             .collect();
         Some(synth::pipeline::explore::explorer::materialize(

@@ -124,6 +124,7 @@ fn explorer_prompt() {
             copied_beside: false,
             packs: 0,
             converted_only: false,
+            made_from: Vec::new(),
         }],
     };
     insta::assert_snapshot!("explorer", show(Prompts::embedded().render(&req).unwrap()));

@@ -222,6 +222,7 @@ impl Brain {
                     copied_beside: false,
                     packs: 0,
                     converted_only: false,
+                    made_from: Vec::new(),
                 })
             })
             .collect();
