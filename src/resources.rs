@@ -133,6 +133,12 @@ pub struct KindSpec {
     /// it is a detour ([`crate::graph::PointlessKind::ConvertedToCarry`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub linked: bool,
+    /// Clipboard content that quotes a file (its text, its code, its cells):
+    /// a message that only says it could carry the file itself
+    /// ([`crate::graph::PointlessKind::ConvertedToCarry`]). A picture pasted
+    /// is the picture, not a quote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quoted: bool,
 }
 
 impl KindSpec {

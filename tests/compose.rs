@@ -71,6 +71,8 @@ fn composed_tasks_carry_the_documented_fields() {
 
 #[test]
 fn same_seed_same_tasks_whatever_the_jobs() {
+    // 40: a count the hand-written pool supplies with room to spare (it gives
+    // 45 to 59 of 60 by seed), so both runs end with the whole count made.
     let a = workspace_with_pool();
     a.ok(&[
         "--quiet",
@@ -80,7 +82,7 @@ fn same_seed_same_tasks_whatever_the_jobs() {
         "7",
         "compose",
         "--count",
-        "60",
+        "40",
         "--profile",
         "free",
     ]);
@@ -93,7 +95,7 @@ fn same_seed_same_tasks_whatever_the_jobs() {
         "7",
         "compose",
         "--count",
-        "60",
+        "40",
         "--profile",
         "free",
     ]);

@@ -417,6 +417,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 inserted_as: None,
                 pasted: None,
                 linked: false,
+                quoted: false,
             },
         );
     }

@@ -225,6 +225,7 @@ mod tests {
                 inserted_as: None,
                 pasted: None,
                 linked: false,
+                quoted: false,
             },
         );
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };

@@ -509,19 +509,47 @@ fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
             true => conversions(pool, x),
             false => Vec::new(),
         };
-        let converted = converted.into_iter().map(|(_, o)| (o, false));
-        for (o, page) in converted.chain(saved.into_iter().map(|o| (o, true))) {
-            if is_print(pool, o) {
+        let made = converted
+            .into_iter()
+            .map(|(_, o)| (o, Carried::Converted))
+            .chain(saved.into_iter().map(|o| (o, Carried::Page)))
+            .chain(
+                record_exports(pool, x)
+                    .into_iter()
+                    .map(|o| (o, Carried::Record)),
+            )
+            .chain(
+                copied_file_text(pool, x)
+                    .into_iter()
+                    .map(|o| (o, Carried::Text)),
+            );
+        for (o, how) in made {
+            if is_print(pool, o) && how != Carried::Record {
                 continue;
             }
             let readers: Vec<usize> = (0..nodes.len())
                 .filter(|&b| b != a && pool.slim[nodes[b]].inputs.binary_search(&o).is_ok())
                 .collect();
             // A saved page is a detour only for a reader that attaches it
-            // as it is: a recipe imported from it takes its content in.
-            let carried =
-                |b: usize| only_carries(pool, nodes[b]) && (!page || attaches(pool, nodes[b], o));
-            if readers.iter().all(|&b| carried(b)) {
+            // as it is: a recipe imported from it takes its content in. A
+            // record's export is one only for a tracker that files it (a
+            // card 'Share pancakes recipe' could name the recipe); a mail
+            // takes it to someone without the application. A file's text
+            // copied is one for a message that says it and attaches nothing.
+            let carried = |b: usize| {
+                let y = nodes[b];
+                only_carries(pool, y)
+                    && match how {
+                        Carried::Converted => true,
+                        Carried::Page => attaches(pool, y, o),
+                        Carried::Record => attaches(pool, y, o) && only_files(pool, y),
+                        Carried::Text => {
+                            only_sends(pool, y)
+                                && !pool.slim[y].inputs.iter().any(|&i| is_path(pool, i))
+                        }
+                    }
+            };
+            if !readers.is_empty() && readers.iter().all(|&b| carried(b)) {
                 found.extend(readers.into_iter().map(|b| (a, b)));
             }
         }
@@ -529,6 +557,78 @@ fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// How a file [`converted_to_carry`] looks at was made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Carried {
+    /// Converted from a file without a change.
+    Converted,
+    /// Saved from a web page a message passes on by its address.
+    Page,
+    /// Only exported from a record (a recipe, a note).
+    Record,
+    /// A file's whole text copied to the clipboard: a message that says it
+    /// (a four-page lease pasted into a chat) could carry the file.
+    Text,
+}
+
+/// The clipboard values instance `x` only copies out of a file that quote it
+/// (`quoted` in `resources.toml`: the PDF's text, a document's text), changing
+/// nothing and taking no value of its own.
+fn copied_file_text(pool: &Pool<'_>, x: usize) -> Vec<u32> {
+    let s = &pool.slim[x];
+    if !plain_copy(pool, x) || !s.inputs.iter().any(|&i| formatted_file(pool, i)) {
+        return Vec::new();
+    }
+    s.outputs
+        .iter()
+        .copied()
+        .filter(|&o| {
+            pool.is_held(o)
+                && pool
+                    .catalog()
+                    .kinds
+                    .get(&pool.resource(o as usize).kind)
+                    .is_some_and(|k| k.quoted)
+        })
+        .collect()
+}
+
+/// Does instance `y` only send what it makes (`sends` kinds: a mail, a chat
+/// message)?
+fn only_sends(pool: &Pool<'_>, y: usize) -> bool {
+    pool.slim[y].outputs.iter().all(|&r| {
+        pool.catalog()
+            .kinds
+            .get(&pool.resource(r as usize).kind)
+            .is_some_and(|k| k.sends)
+    })
+}
+
+/// The files instance `x` only exports from a record (a recipe, a note),
+/// changing nothing and taking no value of its own.
+fn record_exports(pool: &Pool<'_>, x: usize) -> Vec<u32> {
+    let s = &pool.slim[x];
+    if !plain_copy(pool, x) || !s.inputs.iter().any(|&i| is_record(pool, i)) {
+        return Vec::new();
+    }
+    s.outputs
+        .iter()
+        .copied()
+        .filter(|&o| formatted_file(pool, o))
+        .collect()
+}
+
+/// Does instance `y` only file what it makes (`tracker` kinds: a to-do, a
+/// Kanban card, a note), sending nothing?
+fn only_files(pool: &Pool<'_>, y: usize) -> bool {
+    pool.slim[y].outputs.iter().all(|&r| {
+        pool.catalog()
+            .kinds
+            .get(&pool.resource(r as usize).kind)
+            .is_some_and(|k| k.tracker && !k.sends)
+    })
 }
 
 /// The files instance `x` saves from a record a message passes on by its
@@ -2107,6 +2207,95 @@ mod tests {
         assert!(
             !kinds(&[find("export", 1)], &[false]).contains(&PointlessKind::TextOnlyCopy),
             "a recipe of the desktop as a text file of its own"
+        );
+    }
+
+    #[test]
+    fn a_record_is_not_exported_only_for_a_card_to_file_it() {
+        let mut cat = office_catalog();
+        // `img` is a recipe, `card` a Kanban card, `mail` a sent mail.
+        let mut card = cat.kinds["img"].clone();
+        card.tracker = true;
+        cat.kinds.insert("card".into(), card);
+        let mut mail = cat.kinds["img"].clone();
+        mail.sends = true;
+        cat.kinds.insert("mail".into(), mail);
+        let txt = "/home/user/Documents/Pancakes.txt";
+        let attach = |id: &str, app: &str, kind: &str, name: &str| Subtask {
+            instruction_template: format!("In {app}, add '{{{kind}}}' with '{{txt}}' attached."),
+            ..subtask(id, app, &["txt"], &[kind], &[&[("txt", txt), (kind, name)]])
+        };
+        let subs = vec![
+            subtask(
+                "export",
+                "Recipes",
+                &["img"],
+                &["txt"],
+                &[&[("img", "Pancakes"), ("txt", txt)]],
+            ),
+            attach("card", "Kanban", "card", "Share pancakes recipe"),
+            attach("mail", "Mail", "mail", "Pancakes for Sunday"),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("img", Some("Pancakes".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert!(
+            findings(&pool, &[find("export"), find("card")]).contains(&(
+                0,
+                1,
+                PointlessKind::ConvertedToCarry
+            )),
+            "the card could name the recipe"
+        );
+        assert!(
+            !findings(&pool, &[find("export"), find("mail")])
+                .iter()
+                .any(|f| f.2 == PointlessKind::ConvertedToCarry),
+            "a mail takes the recipe to someone without the application"
+        );
+    }
+
+    #[test]
+    fn a_message_carries_a_file_not_its_whole_text_pasted() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        cat.kinds.get_mut("clip").unwrap().quoted = true;
+        // `img` stands for a chat message here, `doc` for a deck.
+        cat.kinds.get_mut("img").unwrap().sends = true;
+        let pdf = "/home/user/Documents/lease.pdf";
+        let subs = vec![
+            subtask("copy", "PDF Tool", &["pdf"], &["clip"], &[&[("pdf", pdf)]]),
+            subtask(
+                "chat",
+                "Chat",
+                &["clip"],
+                &["img"],
+                &[&[("img", "to Alice")]],
+            ),
+            subtask(
+                "slide",
+                "Slides",
+                &["clip"],
+                &["doc"],
+                &[&[("doc", "/home/user/Documents/lease_notes.docx")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("pdf", Some(pdf.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        assert!(
+            findings(&pool, &[find("copy"), find("chat")]).contains(&(
+                0,
+                1,
+                PointlessKind::ConvertedToCarry
+            )),
+            "the chat could carry the lease"
+        );
+        assert!(
+            !findings(&pool, &[find("copy"), find("slide")])
+                .iter()
+                .any(|f| f.2 == PointlessKind::ConvertedToCarry),
+            "the text is worked into a document"
         );
     }
 

@@ -920,6 +920,7 @@ pub(crate) mod tests {
                     inserted_as: None,
                     pasted: None,
                     linked: false,
+                    quoted: false,
                 },
             );
         }

@@ -93,6 +93,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 inserted_as: None,
                 pasted: None,
                 linked: false,
+                quoted: false,
             },
         );
     }
