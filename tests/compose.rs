@@ -71,8 +71,9 @@ fn composed_tasks_carry_the_documented_fields() {
 
 #[test]
 fn same_seed_same_tasks_whatever_the_jobs() {
-    // 40: a count the hand-written pool supplies with room to spare (it gives
-    // 45 to 59 of 60 by seed), so both runs end with the whole count made.
+    // 30: a count the hand-written pool supplies for this seed (the cap of 5 %
+    // of nodes per subtask tightens with the count: 40 gives 38, 60 gives 53),
+    // so both runs end with the whole count made.
     let a = workspace_with_pool();
     a.ok(&[
         "--quiet",
@@ -82,7 +83,7 @@ fn same_seed_same_tasks_whatever_the_jobs() {
         "7",
         "compose",
         "--count",
-        "40",
+        "30",
         "--profile",
         "free",
     ]);
@@ -95,7 +96,7 @@ fn same_seed_same_tasks_whatever_the_jobs() {
         "7",
         "compose",
         "--count",
-        "40",
+        "30",
         "--profile",
         "free",
     ]);
