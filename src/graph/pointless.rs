@@ -69,6 +69,9 @@
 //! - a **bare conversion** ([`PointlessKind::BareConversion`]): a file only
 //!   saved in another format that is no print (a CSV re-saved as a workbook)
 //!   and left at the end.
+//! - an **unchanged copy** ([`PointlessKind::UnchangedCopy`]): a file only
+//!   saved again in its own format under a new name (a real editor's Save As
+//!   of `welcome.txt` as `welcome_final.txt`), whatever then uses it.
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
@@ -198,6 +201,11 @@ pub enum PointlessKind {
     /// uses the copy (`b == a`): the same content in a new format is no
     /// result. (Plain text is [`PointlessKind::TextOnlyCopy`].)
     BareConversion,
+    /// Node `a` only saves a file again in its own format under a new name,
+    /// changing nothing (a text file saved as another text file, a zip as
+    /// another zip) (`b == a`): the copy holds no work, and whatever uses it
+    /// could use the original. An in-place save is no copy.
+    UnchangedCopy,
     /// Node `b` makes a named record (a recipe 'Red lentil curry', a note, an
     /// e-mail by its subject) with content node `a` copied from something
     /// whose names share no word with the record's: the banana pancakes'
@@ -1177,6 +1185,27 @@ fn converts_only(pool: &Pool<'_>, x: usize) -> bool {
             .any(|&(i, o)| is_path(pool, i) && !is_print(pool, o))
 }
 
+/// Does instance `x` only save a file again in the format it has (see
+/// [`PointlessKind::UnchangedCopy`])? Every file it makes has the kind of a
+/// file it reads, and it makes at least one.
+fn copies_unchanged(pool: &Pool<'_>, x: usize) -> bool {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.resource(r as usize).kind.as_str();
+    let made: Vec<u32> = s
+        .outputs
+        .iter()
+        .copied()
+        .filter(|&o| is_path(pool, o) && !s.inputs.contains(&o))
+        .collect();
+    !made.is_empty()
+        && plain_copy(pool, x)
+        && made.iter().all(|&o| {
+            s.inputs
+                .iter()
+                .any(|&i| is_path(pool, i) && kind(i) == kind(o))
+        })
+}
+
 /// Everything the nodes among `nodes` made `r` from: the resources upstream of
 /// `r`, following each producer's inputs (a node that edits a file in place
 /// does not make it).
@@ -1407,6 +1436,15 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::TextOnlyCopy,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if copies_unchanged(pool, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::UnchangedCopy,
             });
         }
     }
@@ -3074,6 +3112,19 @@ mod tests {
                 &[&[("zip", zip), ("img", "sent")]],
             ),
             subtask("copy", "PDF Tool", &["pdf"], &["clip"], &[&[("pdf", pdf)]]),
+            Subtask {
+                instruction_template: "open '{pdf}' and save it as '{final_pdf}'".into(),
+                ..subtask(
+                    "resave",
+                    "PDF Tool",
+                    &["pdf"],
+                    &["pdf:final_pdf"],
+                    &[&[
+                        ("pdf", pdf),
+                        ("final_pdf", "/home/user/Documents/a_final.pdf"),
+                    ]],
+                )
+            },
             subtask(
                 "paste",
                 "Writer",
@@ -3124,6 +3175,12 @@ mod tests {
             kinds(&["export"], true).is_empty(),
             "a document exported as PDF is a deliverable"
         );
+        assert_eq!(
+            kinds(&["export", "resave"], false),
+            vec![(1, 1, PointlessKind::UnchangedCopy)],
+            "the PDF saved again as another PDF, changing nothing"
+        );
+        assert!(PointlessKind::UnchangedCopy.lasting());
         assert_eq!(
             kinds(&["export", "copy", "paste"], false),
             vec![(1, 2, PointlessKind::RoundTrip)],

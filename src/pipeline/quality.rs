@@ -124,6 +124,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::BareConversion => {
                 format!("{a} only saves a file in another format that nothing uses")
             }
+            PointlessKind::UnchangedCopy => {
+                format!("{a} only saves a file again in its own format under a new name")
+            }
             PointlessKind::ConvertedToCarry => {
                 format!("{a} converts a file only for {b} to carry it, which could carry the original")
             }
