@@ -48,7 +48,7 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
                 format!("after steps {}", text::join_and(&items))
             }
         };
-        let actions = phrases(&trajectory.actions);
+        let actions = phrases(without_reveal(p, &node.application, &trajectory.actions));
         let instruction = node
             .instruction
             .split_whitespace()
@@ -62,6 +62,33 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
         ));
     }
     Some(lines.join("\n"))
+}
+
+/// The actions of the node at position `p` as the task's trajectory plays
+/// them: a task starts on the bare desktop, so its first node starts its
+/// application from the desktop icon straight away, without the click before
+/// it that showed the desktop (a subtask's recording makes that click, and the
+/// task trajectory leaves it out). Later nodes keep it: another window covers
+/// the desktop then.
+fn without_reveal<'a>(
+    p: usize,
+    app: &str,
+    actions: &'a [TrajectoryAction],
+) -> &'a [TrajectoryAction] {
+    let single_click =
+        |a: &TrajectoryAction| matches!(a.call, ActionCall::ClickInput { double: false, .. });
+    match actions {
+        [first, launch, ..]
+            if p == 0
+                && single_click(first)
+                && first.control_text != app
+                && single_click(launch)
+                && launch.control_text == app =>
+        {
+            &actions[1..]
+        }
+        _ => actions,
+    }
 }
 
 /// A node's recorded actions in words. A text box shows what was typed into
@@ -166,6 +193,29 @@ mod tests {
                 "type '/home/user/b.txt' into 'File name'"
             ],
             "a box typed into twice keeps its name"
+        );
+    }
+
+    #[test]
+    fn only_the_first_node_starts_its_application_without_showing_the_desktop() {
+        let click = |text: &str| TrajectoryAction::click(text, false);
+        let recorded = [click("Start"), click("Sheets"), click("Open")];
+        let texts = |p: usize, app: &str| -> Vec<String> {
+            without_reveal(p, app, &recorded)
+                .iter()
+                .map(|a| a.control_text.clone())
+                .collect()
+        };
+        assert_eq!(texts(0, "Sheets"), ["Sheets", "Open"]);
+        assert_eq!(
+            texts(1, "Sheets"),
+            ["Start", "Sheets", "Open"],
+            "a window covers the desktop"
+        );
+        assert_eq!(
+            texts(0, "Writer"),
+            ["Start", "Sheets", "Open"],
+            "a click on another application's icon is no launch of this one"
         );
     }
 }
