@@ -84,6 +84,9 @@ impl ControlType {
 /// `reviews` marks an edit that is a remark for someone else (a comment on a
 /// PDF): it is made on a file the task was handed, never on one the task made
 /// itself ("Looks good to me" on one's own export).
+/// `names` is what a person calls a file with this change, as a part of its
+/// name (`"totals"` for adding a total row: `budget_totals.xlsx`); without it
+/// the explorer names a changed copy from the phrase's own words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     #[serde(flatten)]
@@ -100,6 +103,8 @@ pub struct Effect {
     pub for_sending: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reviews: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names: Option<String>,
 }
 
 /// The closed vocabulary of effects over the shared desktop state.

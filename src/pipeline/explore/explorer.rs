@@ -243,6 +243,16 @@ impl OfflineExplorer {
                 if p.contains(['{', '}', '\'', '"']) {
                     continue;
                 }
+                // A capture of the screen made from nothing shows nothing of a
+                // task: the composer never keeps the node that makes it
+                // (a blank capture), so a chain from it can never be composed
+                // and a parameter set spent on it is lost.
+                let blank_capture = r.made_from.is_empty()
+                    && r.source != "desktop"
+                    && r.shows.as_deref().is_some_and(|s| s.starts_with("screen "));
+                if blank_capture {
+                    continue;
+                }
                 // A value readers type (an address) is read as the desktop
                 // has it: one a subtask made would be no hand-off.
                 let typed = self.catalog.kinds.get(kind).is_some_and(|k| k.typed);
@@ -544,7 +554,7 @@ impl OfflineExplorer {
                             SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
                             _ => None,
                         });
-                        let changes = change_tags(&plan.phrases);
+                        let changes = change_tags(&plan.phrases, |p| self.name_of(&plan.app, p));
                         let changed = !changes.is_empty();
                         let mut tags: Vec<String> =
                             changes.into_iter().filter(|t| names_a_result(t)).collect();
@@ -558,12 +568,23 @@ impl OfflineExplorer {
                             .filter_map(|r| values.get(&r.name))
                             .nth(1);
                         if let Some(v) = second {
-                            // The second file by its own subject: a deck with a
-                            // picture appended is 'sales_with_launch_deck', not
-                            // '..._with_launch_deck_with_product_demo'.
-                            let stem = stem_of(v);
-                            let own = stem.split("_with_").next().unwrap_or(&stem);
-                            tags.push(format!("with_{own}"));
+                            // The second file by its own subject, the desktop
+                            // file it goes back to: a brief with the captioned
+                            // trail photo put in is 'brief_with_mountain_trail',
+                            // not '..._with_mountain_trail_caption', and a deck
+                            // with a picture appended 'sales_with_launch_deck',
+                            // not '..._with_launch_deck_with_product_demo'.
+                            let root = made_root(&root_stem(v, &self.originals), v, known);
+                            let own = root.split("_with_").next().unwrap_or(&root);
+                            // Two things made from one file (the ledger printed,
+                            // its chart) joined: the second by what it is.
+                            let own = match stem_of(v).strip_prefix(&format!("{own}_")) {
+                                Some(what) if own == stem => what.to_string(),
+                                _ => own.to_string(),
+                            };
+                            if own != stem {
+                                tags.push(format!("with_{own}"));
+                            }
                         }
                         let ext = match read {
                             Some(v) => {
@@ -591,8 +612,20 @@ impl OfflineExplorer {
                             .find_map(|r| values.get(&r.name));
                         if let (Some(v), Some(tag)) = (first_input, tags.first().cloned()) {
                             let own = stem_of(v);
+                            // Not a change it carries already (a second ledger
+                            // appended to 'budget_with_expense_ledger' is no
+                            // '..._with_expense_ledger_with_expense_ledger'),
+                            // nor a second join ('deck_with_demo_with_brief'):
+                            // a version word names such a copy.
                             if let Some(earlier) = own.strip_prefix(&format!("{stem}_")) {
-                                tags.push(format!("{earlier}_{tag}"));
+                                let joins_twice =
+                                    earlier.starts_with("with_") && tag.starts_with("with_");
+                                if !joins_twice
+                                    && !earlier.contains(tag.as_str())
+                                    && !tag.contains(earlier)
+                                {
+                                    tags.push(format!("{earlier}_{tag}"));
+                                }
                             }
                         }
                         match output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid) {
@@ -1103,6 +1136,19 @@ impl OfflineExplorer {
             .filter(|(_, _, _, e)| matches!(e.op, Op::Capture { .. }))
             .find_map(|(_, _, _, e)| e.shows.as_deref())
             .map(|shown| shown.replace(' ', "_"))
+    }
+
+    /// What a person calls a file changed by the effect of `app` that
+    /// `phrase` words (its `names` in the application's spec: 'totals' for
+    /// "add a total row"), when the spec says.
+    fn name_of(&self, app: &str, phrase: &str) -> Option<String> {
+        let app = self.desktop.spec(app)?;
+        crate::env::spec::effects_of(&app.spec)
+            .into_iter()
+            .map(|(_, _, _, e)| e)
+            .find(|e| e.describe.as_deref().is_some_and(|d| phrase.starts_with(d)))?
+            .names
+            .clone()
     }
 
     /// Does `v` keep the values in `values` to one topic, as the set check in
@@ -1813,7 +1859,7 @@ fn output_name(plan: &Plan, kind: &str) -> String {
 /// "grayscale", "insert a bar chart" gives "bar_chart", "use the two-column
 /// layout" gives "two_column_layout"), else what was done ("rotate the image"
 /// gives "rotated"). Phrases that change nothing (open, save, export) give none.
-fn change_tags(phrases: &[String]) -> Vec<String> {
+fn change_tags(phrases: &[String], named: impl Fn(&str) -> Option<String>) -> Vec<String> {
     // The verbs whose object is what was added or set.
     let by_object = ["make", "add", "apply", "insert", "toggle", "set", "use"];
     // Words that name the document itself, not the change.
@@ -1844,7 +1890,9 @@ fn change_tags(phrases: &[String]) -> Vec<String> {
             continue;
         }
         let words: Vec<&str> = p.split_whitespace().skip(1).collect();
-        let tag = if by_object.contains(&verb.as_str()) {
+        let tag = if let Some(name) = named(p) {
+            name
+        } else if by_object.contains(&verb.as_str()) {
             let kept: Vec<String> = words
                 .iter()
                 .filter(|w| !generic.contains(&w.to_lowercase().as_str()))
@@ -1860,6 +1908,13 @@ fn change_tags(phrases: &[String]) -> Vec<String> {
                     .map(|w| slug(w))
                     .find(|w| !w.is_empty() && !["the", "a", "an"].contains(&w.as_str()))
                     .unwrap_or_default(),
+                // "make the header bold": what the file has, adjective
+                // first ('bold_header', as a person says it).
+                false if verb == "make" && kept.len() >= 2 => {
+                    let mut two = kept[start..].to_vec();
+                    two.reverse();
+                    two.join("_")
+                }
                 false => kept[start..].join("_"),
             }
         } else {
@@ -1876,7 +1931,7 @@ fn change_tags(phrases: &[String]) -> Vec<String> {
 /// The tag a changed copy of a file is first named by ([`change_tags`]), or
 /// "backup" for a copy that changes nothing.
 fn copy_tag(phrases: &[String]) -> String {
-    change_tags(phrases)
+    change_tags(phrases, |_| None)
         .into_iter()
         .next()
         .unwrap_or_else(|| "backup".to_string())
@@ -2681,6 +2736,14 @@ mod tests {
             ]),
             "fade_in"
         );
+        assert_eq!(
+            tag(&[
+                "open a workbook '{xlsx_path}'",
+                "make the header bold",
+                "save the workbook under a new name as '{new_xlsx_path}'"
+            ]),
+            "bold_header"
+        );
         // A change with a value is named by its words, not left a "backup".
         assert_eq!(
             tag(&[
@@ -2726,7 +2789,7 @@ mod tests {
         .iter()
         .map(|p| p.to_string())
         .collect();
-        let tags = change_tags(&phrases);
+        let tags = change_tags(&phrases, |_| None);
         assert_eq!(tags, vec!["two_column_layout".to_string()]);
         let d = "/home/user/Documents";
         let mut taken = BTreeSet::new();
