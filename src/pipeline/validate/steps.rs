@@ -25,6 +25,7 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
         .map(|(p, id)| (id.as_str(), p + 1))
         .collect();
     let mut lines = Vec::with_capacity(order.len());
+    let mut apps_before: Vec<&str> = Vec::new();
     for (p, id) in order.iter().enumerate() {
         let node = task.nodes.get(*id)?;
         let sub = subtasks.get(&node.subtask_id)?;
@@ -48,7 +49,19 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
                 format!("after steps {}", text::join_and(&items))
             }
         };
-        let actions = phrases(without_reveal(p, &node.application, &trajectory.actions));
+        let app = node.application.as_str();
+        let window = if p == 0 {
+            Window::BareDesktop
+        } else if apps_before.contains(&app) {
+            Window::Open {
+                in_front: apps_before.last() == Some(&app),
+            }
+        } else {
+            Window::Covered
+        };
+        apps_before.push(app);
+        let (switch, played) = as_played(window, app, &trajectory.actions);
+        let actions: Vec<String> = switch.into_iter().chain(phrases(played)).collect();
         let instruction = node
             .instruction
             .split_whitespace()
@@ -64,30 +77,44 @@ pub fn gui_steps(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>) -> Opti
     Some(lines.join("\n"))
 }
 
-/// The actions of the node at position `p` as the task's trajectory plays
-/// them: a task starts on the bare desktop, so its first node starts its
-/// application from the desktop icon straight away, without the click before
-/// it that showed the desktop (a subtask's recording makes that click, and the
-/// task trajectory leaves it out). Later nodes keep it: another window covers
-/// the desktop then.
-fn without_reveal<'a>(
-    p: usize,
+/// Where a node's application stands when the task's trajectory reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    /// Nothing is open yet: the task starts on the bare desktop.
+    BareDesktop,
+    /// An earlier node left the application's window open, in front when
+    /// `in_front` (the node just before used it too).
+    Open { in_front: bool },
+    /// Other windows cover the desktop and the application is not running.
+    Covered,
+}
+
+/// The actions of a node as the task's trajectory plays them, and a step it
+/// adds first. A subtask's recording shows the desktop, then starts its
+/// application from the icon. The task's first node needs no click to show
+/// the bare desktop; a node whose application an earlier node left open
+/// switches to its window on the taskbar (no click when it is in front)
+/// instead of starting it again; otherwise the recording is played as it is.
+fn as_played<'a>(
+    window: Window,
     app: &str,
     actions: &'a [TrajectoryAction],
-) -> &'a [TrajectoryAction] {
+) -> (Option<String>, &'a [TrajectoryAction]) {
     let single_click =
         |a: &TrajectoryAction| matches!(a.call, ActionCall::ClickInput { double: false, .. });
-    match actions {
-        [first, launch, ..]
-            if p == 0
-                && single_click(first)
-                && first.control_text != app
-                && single_click(launch)
-                && launch.control_text == app =>
-        {
-            &actions[1..]
+    let launches = matches!(actions, [first, launch, ..]
+        if single_click(first)
+            && first.control_text != app
+            && single_click(launch)
+            && launch.control_text == app);
+    match window {
+        _ if !launches => (None, actions),
+        Window::BareDesktop => (None, &actions[1..]),
+        Window::Open { in_front: true } => (None, &actions[2..]),
+        Window::Open { in_front: false } => {
+            (Some(format!("click '{app}' on the taskbar")), &actions[2..])
         }
-        _ => actions,
+        Window::Covered => (None, actions),
     }
 }
 
@@ -197,23 +224,29 @@ mod tests {
     }
 
     #[test]
-    fn only_the_first_node_starts_its_application_without_showing_the_desktop() {
+    fn a_node_starts_its_application_as_the_task_trajectory_does() {
         let click = |text: &str| TrajectoryAction::click(text, false);
         let recorded = [click("Start"), click("Sheets"), click("Open")];
-        let texts = |p: usize, app: &str| -> Vec<String> {
-            without_reveal(p, app, &recorded)
-                .iter()
-                .map(|a| a.control_text.clone())
+        let steps = |w: Window, app: &str| -> Vec<String> {
+            let (switch, played) = as_played(w, app, &recorded);
+            switch
+                .into_iter()
+                .chain(played.iter().map(|a| a.control_text.clone()))
                 .collect()
         };
-        assert_eq!(texts(0, "Sheets"), ["Sheets", "Open"]);
+        assert_eq!(steps(Window::BareDesktop, "Sheets"), ["Sheets", "Open"]);
         assert_eq!(
-            texts(1, "Sheets"),
+            steps(Window::Covered, "Sheets"),
             ["Start", "Sheets", "Open"],
             "a window covers the desktop"
         );
+        assert_eq!(steps(Window::Open { in_front: true }, "Sheets"), ["Open"]);
         assert_eq!(
-            texts(0, "Writer"),
+            steps(Window::Open { in_front: false }, "Sheets"),
+            ["click 'Sheets' on the taskbar", "Open"]
+        );
+        assert_eq!(
+            steps(Window::BareDesktop, "Writer"),
             ["Start", "Sheets", "Open"],
             "a click on another application's icon is no launch of this one"
         );
