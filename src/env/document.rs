@@ -10,9 +10,13 @@
 //!   `ppt/slides/*.xml`; OpenDocument's `content.xml`): the text of those parts;
 //! - gzip whose content is XML (Gnumeric's workbooks, AbiWord's `.zabw`): the
 //!   text of the decompressed XML;
+//! - a PDF (`%PDF-`, as LibreOffice's Export as PDF writes it): the text its
+//!   pages show, read by the `pdf-extract` crate (fonts' ToUnicode maps and
+//!   encodings; typographic ligatures such as `ﬁ` spelled out), when its
+//!   compressed streams stay within the bound below;
 //! - anything else (plain text, an uncompressed XML file, a zip of photos, a
-//!   PDF): the bytes as they are, read as UTF-8 (invalid sequences replaced),
-//!   exactly as before.
+//!   PDF that cannot be read): the bytes as they are, read as UTF-8 (invalid
+//!   sequences replaced), exactly as before.
 //!
 //! The text of XML is its character data with the tags left out and entities
 //! decoded; a paragraph, heading, cell or row ends with a newline, and the
@@ -63,6 +67,8 @@ pub fn text_of(bytes: &[u8]) -> String {
 fn document_text(bytes: &[u8]) -> Option<String> {
     if bytes.starts_with(b"PK\x03\x04") {
         zip_text(bytes)
+    } else if bytes.starts_with(b"%PDF-") {
+        pdf_text(bytes)
     } else if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut xml = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes)
@@ -75,6 +81,72 @@ fn document_text(bytes: &[u8]) -> Option<String> {
     } else {
         None
     }
+}
+
+/// The text a PDF's pages show; None when it cannot be read, or when its
+/// compressed streams would inflate past [`MAX_PART_BYTES`] together (the
+/// reader inflates every stream in memory, so that is checked first).
+fn pdf_text(bytes: &[u8]) -> Option<String> {
+    if bytes.len() as u64 > MAX_PART_BYTES || pdf_inflated_bytes(bytes) > MAX_PART_BYTES {
+        return None;
+    }
+    // The reader panics on some malformed files: such a file is its bytes.
+    let text = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes))
+        .ok()?
+        .ok()?;
+    Some(spell_ligatures(&text))
+}
+
+/// How many bytes the zlib streams of a PDF inflate to together, counted up to
+/// one past [`MAX_PART_BYTES`] (no more is ever held).
+fn pdf_inflated_bytes(bytes: &[u8]) -> u64 {
+    let mut total = 0u64;
+    let mut rest = bytes;
+    while let Some(at) = find(rest, b"stream") {
+        let after = &rest[at + b"stream".len()..];
+        let ends_keyword = at >= 3 && &rest[at - 3..at] == b"end";
+        let data = after
+            .strip_prefix(b"\r\n")
+            .or_else(|| after.strip_prefix(b"\n"))
+            .filter(|_| !ends_keyword);
+        rest = after;
+        let Some(data) = data else { continue };
+        let end = find(data, b"endstream").unwrap_or(data.len());
+        let mut inflated = Vec::new();
+        // A stream that is no zlib data (an image's DCT, a broken one) inflates
+        // to what could be read of it, often nothing.
+        let _ = flate2::read::ZlibDecoder::new(&data[..end])
+            .take(MAX_PART_BYTES + 1 - total)
+            .read_to_end(&mut inflated);
+        total += inflated.len() as u64;
+        if total > MAX_PART_BYTES {
+            break;
+        }
+        rest = &data[end..];
+    }
+    total
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `text` with the Unicode ligatures a typeset PDF may map its glyphs to
+/// (U+FB00 to U+FB06) written as their letters: "ﬁgures" is "figures".
+fn spell_ligatures(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{fb00}' => out.push_str("ff"),
+            '\u{fb01}' => out.push_str("fi"),
+            '\u{fb02}' => out.push_str("fl"),
+            '\u{fb03}' => out.push_str("ffi"),
+            '\u{fb04}' => out.push_str("ffl"),
+            '\u{fb05}' | '\u{fb06}' => out.push_str("st"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn zip_text(bytes: &[u8]) -> Option<String> {
@@ -405,6 +477,85 @@ mod tests {
             text_of(&xlsx)
         );
         assert!(!text_of(&xlsx).contains("<c "));
+    }
+
+    fn pdf_fixture(name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pdf")
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// LibreOffice's own PDFs (`soffice --convert-to pdf` of a text file and
+    /// of a CSV, as Writer's and Calc's Export as PDF write them: subset fonts,
+    /// compressed page streams): the typed line is in their text, not in their
+    /// bytes.
+    #[test]
+    fn a_pdf_libreoffice_exported_holds_its_text() {
+        let writer = pdf_fixture("welcome_reviewed.pdf");
+        assert!(
+            !String::from_utf8_lossy(&writer).contains("Approved for the team"),
+            "the raw bytes already hold the line"
+        );
+        let text = text_of(&writer);
+        for line in [
+            "Welcome to the team!",
+            "Your first week starts on Monday.",
+            "Checked against the March figures.",
+            "Approved for the team meeting.",
+        ] {
+            assert!(text.contains(line), "{line:?} not in {text:?}");
+        }
+        assert!(contains(writer.clone(), "Approved for the team meeting."));
+        assert!(!contains(writer, LINE));
+
+        let calc = pdf_fixture("contacts_reviewed.pdf");
+        holds_only_in_the_text(calc.clone());
+        let text = text_of(&calc);
+        assert!(text.contains("ben@example.com"), "{text:?}");
+    }
+
+    #[test]
+    fn the_sandbox_pdfs_read_as_their_text() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("resources/x11/fixtures/home/user/Documents");
+        let lease = std::fs::read(dir.join("lease_agreement.pdf")).unwrap();
+        let text = text_of(&lease);
+        assert!(!text.starts_with("%PDF"), "{text:?}");
+        assert!(!text.trim().is_empty());
+    }
+
+    #[test]
+    fn a_pdf_that_cannot_be_read_is_its_bytes() {
+        let bytes = b"%PDF-1.4\nnot really a pdf\n%%EOF\n".to_vec();
+        assert_eq!(text_of(&bytes), String::from_utf8_lossy(&bytes));
+    }
+
+    /// A stream that inflates past the bound is not handed to the reader: the
+    /// file is its bytes, and counting it holds no more than the bound.
+    #[test]
+    fn a_pdf_whose_streams_inflate_past_the_bound_is_its_bytes() {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..(MAX_PART_BYTES >> 20) + 1 {
+            z.write_all(&zeros).unwrap();
+        }
+        let data = z.finish().unwrap();
+        let mut bytes = b"%PDF-1.4\n1 0 obj\n<</Length 0/Filter/FlateDecode>>\nstream\n".to_vec();
+        bytes.extend_from_slice(&data);
+        bytes.extend_from_slice(b"\nendstream\nendobj\n%%EOF\n");
+        assert!(pdf_inflated_bytes(&bytes) > MAX_PART_BYTES);
+        assert!(pdf_text(&bytes).is_none());
+        // The fixture's own streams are well within it.
+        assert!(pdf_inflated_bytes(&pdf_fixture("welcome_reviewed.pdf")) < 1 << 20);
+    }
+
+    #[test]
+    fn ligatures_are_spelled_out() {
+        assert_eq!(
+            spell_ligatures("\u{fb01}gures \u{fb02}at o\u{fb03}ce"),
+            "figures flat office"
+        );
     }
 
     #[test]

@@ -55,6 +55,11 @@ pub struct WalkRules {
     pub skip: Vec<String>,
     /// Lines typed into a document in the edit family, one per parameter set.
     pub lines: Vec<String>,
+    /// How a line is written into a file of an extension (the key, lowercase,
+    /// no dot): a form holding `{line}` ("# {line}" for a script, "<p>{line}</p>"
+    /// for a page). A file of an extension not listed gets the line as is.
+    #[serde(default)]
+    pub line_forms: BTreeMap<String, String>,
     /// At most this many inputs per file extension (parameter sets per subtask).
     pub max_inputs: usize,
     /// The stem suffix of the new file: plain family, edit family.
@@ -115,7 +120,24 @@ impl WalkRules {
                 path.display()
             )));
         }
+        if let Some((ext, _)) = rules
+            .line_forms
+            .iter()
+            .find(|(_, form)| form.matches("{line}").count() != 1)
+        {
+            return Err(EnvError::Setup(format!(
+                "{}: `line_forms.{ext}` must hold `{{line}}` once",
+                path.display()
+            )));
+        }
         Ok(rules)
+    }
+
+    /// `line` as it is typed into (and read back from) a file with extension
+    /// `ext`: its form in `line_forms`, else the line as is.
+    fn line_in(&self, ext: Option<&str>, line: &str) -> String {
+        ext.and_then(|e| self.line_forms.get(&e.to_lowercase()))
+            .map_or_else(|| line.to_string(), |form| form.replacen("{line}", line, 1))
     }
 
     /// The first menu item named like one of `names`.
@@ -544,7 +566,12 @@ impl Tries<'_> {
                 let Some(line) = line_for(&self.rules.lines, i, typed) else {
                     continue;
                 };
-                Some(line.clone())
+                // Written as the document's kind wants it ("# ..." in a script).
+                let ext = match input {
+                    Some(f) => f.path.rsplit_once('.').map(|(_, e)| e),
+                    None => self.app.extensions.first().map(String::as_str),
+                };
+                Some(self.rules.line_in(ext, line))
             } else {
                 None
             };
@@ -992,7 +1019,8 @@ struct Attempt<'a> {
 
 /// The line an edit of the `i`th input types: the `i`th of `lines` (round),
 /// else the next one not in `typed` (the lines already typed into a file
-/// another walk made); none when every line is.
+/// another walk made, each in its file's form: "# Two." holds "Two."); none
+/// when every line is.
 fn line_for<'l>(
     lines: &'l [String],
     i: usize,
@@ -1000,7 +1028,24 @@ fn line_for<'l>(
 ) -> Option<&'l String> {
     (0..lines.len())
         .map(|k| &lines[(i + k) % lines.len()])
-        .find(|l| typed.is_none_or(|t| !t.contains(*l)))
+        .find(|l| typed.is_none_or(|t| !t.iter().any(|t| t.contains(l.as_str()))))
+}
+
+/// `text` in the action notation of typed keys: the characters that notation
+/// reads as modifiers or key names (`^ % + ~ { }`) braced, so each is typed as
+/// itself.
+fn typed_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '^' | '%' | '+' | '~' | '{' | '}') {
+            out.push('{');
+            out.push(c);
+            out.push('}');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Steps on a desktop and records each step as a trajectory action.
@@ -1273,7 +1318,7 @@ fn try_candidate(
         rec.step(
             // The closing Enter ends the line: a spreadsheet keeps a typed
             // cell in edit mode, and out of its saved file, until then.
-            keys(&format!("^{{END}}{{ENTER}}{line}{{ENTER}}")),
+            keys(&format!("^{{END}}{{ENTER}}{}{{ENTER}}", typed_text(line))),
             &format!("I go to the end of the document and add the line '{line}'."),
         )?;
     }
@@ -1758,6 +1803,7 @@ mod tests {
             select_items: vec!["Select All".into()],
             copy_items: vec!["Copy".into()],
             clipboard_kinds: BTreeMap::new(),
+            line_forms: BTreeMap::new(),
             budget_secs: None,
             probe_secs: None,
             prefer: vec!["Save As".into(), "Export".into()],
@@ -1851,6 +1897,75 @@ mod tests {
         let typed = BTreeSet::from(["Two.".to_string(), "Three.".to_string()]);
         assert_eq!(line_for(&lines, 1, Some(&typed)).unwrap(), "One.");
         let typed: BTreeSet<String> = lines.iter().cloned().collect();
+        assert!(line_for(&lines, 0, Some(&typed)).is_none());
+    }
+
+    #[test]
+    fn a_line_is_written_in_its_files_form() {
+        let mut r = rules();
+        r.line_forms.insert("py".into(), "# {line}".into());
+        r.line_forms.insert("html".into(), "<p>{line}</p>".into());
+        assert_eq!(r.line_in(Some("py"), "One."), "# One.");
+        assert_eq!(r.line_in(Some("PY"), "One."), "# One.");
+        assert_eq!(r.line_in(Some("html"), "One."), "<p>One.</p>");
+        // Not listed, or no extension: as is.
+        assert_eq!(r.line_in(Some("txt"), "One."), "One.");
+        assert_eq!(r.line_in(None, "One."), "One.");
+        // A line with braces is put into the form once, not read as a form.
+        assert_eq!(r.line_in(Some("py"), "{line} x"), "# {line} x");
+    }
+
+    #[test]
+    fn the_committed_forms_suit_scripts_and_pages() {
+        let r = WalkRules::load(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let line = &r.lines[0];
+        assert_eq!(r.line_in(Some("py"), line), format!("# {line}"));
+        assert_eq!(r.line_in(Some("sh"), line), format!("# {line}"));
+        assert_eq!(r.line_in(Some("html"), line), format!("<p>{line}</p>"));
+        for ext in ["txt", "md", "csv", "docx", "xlsx"] {
+            assert_eq!(&r.line_in(Some(ext), line), line, "{ext}");
+        }
+    }
+
+    #[test]
+    fn a_form_without_its_line_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let x11 = dir.path().join("resources/x11");
+        std::fs::create_dir_all(&x11).unwrap();
+        let committed = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/x11/explore.toml"),
+        )
+        .unwrap();
+        let broken = committed.replace("py = \"# {line}\"", "py = \"# note\"");
+        assert_ne!(broken, committed);
+        std::fs::write(x11.join("explore.toml"), broken).unwrap();
+        let err = WalkRules::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("line_forms.py"), "{err}");
+    }
+
+    #[test]
+    fn a_typed_form_is_typed_as_itself() {
+        // What the edit step types reads back, through the key notation, as the
+        // very characters of the line (the check looks for those).
+        for text in ["# One.", "<p>One.</p>", "50% + 2 ^ {x} ~"] {
+            let typed: String = crate::env::sim::parse_keys(&typed_text(text))
+                .into_iter()
+                .map(|t| match t {
+                    crate::env::sim::KeyToken::Char(c) => c,
+                    other => panic!("{text:?}: {other:?} is no character"),
+                })
+                .collect();
+            assert_eq!(typed, text);
+        }
+    }
+
+    #[test]
+    fn a_line_typed_in_another_form_is_typed_already() {
+        let lines = words(&["One.", "Two."]);
+        // A script's maker typed "# One.": an HTML edit of it types "Two.".
+        let typed: BTreeSet<String> = ["# One.".to_string()].into();
+        assert_eq!(line_for(&lines, 0, Some(&typed)).unwrap(), "Two.");
+        let typed: BTreeSet<String> = ["# One.".to_string(), "<p>Two.</p>".to_string()].into();
         assert!(line_for(&lines, 0, Some(&typed)).is_none());
     }
 
