@@ -72,6 +72,8 @@
 //! - an **unchanged copy** ([`PointlessKind::UnchangedCopy`]): a file only
 //!   saved again in its own format under a new name (a real editor's Save As
 //!   of `welcome.txt` as `welcome_final.txt`), whatever then uses it.
+//! - a **given address copied** ([`PointlessKind::CopiedGivenAddress`]): a
+//!   web address the task names opened only to copy it for a paste.
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
@@ -206,6 +208,13 @@ pub enum PointlessKind {
     /// another zip) (`b == a`): the copy holds no work, and whatever uses it
     /// could use the original. An in-place save is no copy.
     UnchangedCopy,
+    /// Node `a` opens an address the task gives (a `linked` value no node of
+    /// the task made) only to copy it (`b == a`): what pastes it could take
+    /// the address as the instruction gives it. Readers rejected a browser
+    /// opened only to copy a given web address into a chat, in two rounds.
+    /// Copying a page's text (a `quoted` clipboard kind) takes its content and
+    /// is no such copy.
+    CopiedGivenAddress,
     /// Node `b` makes a named record (a recipe 'Red lentil curry', a note, an
     /// e-mail by its subject) with content node `a` copied from something
     /// whose names share no word with the record's: the banana pancakes'
@@ -1185,6 +1194,23 @@ fn converts_only(pool: &Pool<'_>, x: usize) -> bool {
             .any(|&(i, o)| is_path(pool, i) && !is_print(pool, o))
 }
 
+/// Does instance `x` only copy an address the task gives (see
+/// [`PointlessKind::CopiedGivenAddress`])? It changes nothing, reads only
+/// `linked` values that no node among `nodes` makes, and fills only the
+/// clipboard with no quoted content.
+fn copies_given_address(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
+    let s = &pool.slim[x];
+    let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
+    let given =
+        |i: u32| kind(i).is_some_and(|k| k.linked) && !nodes.iter().any(|&y| makes(pool, y, i));
+    let holds_no_quote = |o: u32| pool.is_held(o) && kind(o).is_some_and(|k| !k.quoted);
+    !s.inputs.is_empty()
+        && !s.outputs.is_empty()
+        && s.inputs.iter().all(|&i| given(i))
+        && s.outputs.iter().all(|&o| holds_no_quote(o))
+        && plain_copy(pool, x)
+}
+
 /// Does instance `x` only save a file again in the format it has (see
 /// [`PointlessKind::UnchangedCopy`])? Every file it makes has the kind of a
 /// file it reads, and it makes at least one.
@@ -1436,6 +1462,15 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                 a,
                 b: a,
                 kind: PointlessKind::TextOnlyCopy,
+            });
+        }
+    }
+    for (a, &x) in nodes.iter().enumerate() {
+        if copies_given_address(pool, nodes, x) {
+            found.push(Pointless {
+                a,
+                b: a,
+                kind: PointlessKind::CopiedGivenAddress,
             });
         }
     }
@@ -2415,6 +2450,61 @@ mod tests {
         assert!(
             findings(&pool, &[find("save"), find("import")]).is_empty(),
             "the page's content is taken in"
+        );
+    }
+
+    #[test]
+    fn a_given_address_is_not_opened_only_to_copy_it() {
+        let mut cat = office_catalog();
+        let mut page = cat.kinds["address"].clone();
+        page.typed = false;
+        page.linked = true;
+        cat.kinds.insert("page".into(), page);
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let mut text = cat.kinds["clip"].clone();
+        text.quoted = true;
+        cat.kinds.insert("text".into(), text);
+        let url = "https://docs.example.com";
+        let copy = |id: &str, what: &str, out: &str| Subtask {
+            instruction_template: format!("open a web address '{{page}}', then copy {what}"),
+            ..subtask(id, "Browser", &["page"], &[out], &[&[("page", url)]])
+        };
+        let subs = vec![
+            copy("copy_link", "the address", "clip"),
+            copy("copy_text", "the page text", "text"),
+            // `img` stands for a chat message sent.
+            subtask(
+                "send_link",
+                "Chat",
+                &["clip"],
+                &["img"],
+                &[&[("img", "sent a")]],
+            ),
+            subtask(
+                "send_text",
+                "Chat",
+                &["text"],
+                &["img"],
+                &[&[("img", "sent b")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("page", Some(url.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let nodes = [find("copy_link"), find("send_link")];
+        assert!(
+            pointless(&pool, &nodes, &[true, false])
+                .into_iter()
+                .any(|p| (p.a, p.b, p.kind) == (0, 0, PointlessKind::CopiedGivenAddress)),
+            "the chat could take the address as given"
+        );
+        assert!(PointlessKind::CopiedGivenAddress.lasting());
+        let nodes = [find("copy_text"), find("send_text")];
+        assert!(
+            !pointless(&pool, &nodes, &[true, false])
+                .iter()
+                .any(|p| p.kind == PointlessKind::CopiedGivenAddress),
+            "the page's text is its content, not the address"
         );
     }
 

@@ -124,6 +124,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::BareConversion => {
                 format!("{a} only saves a file in another format that nothing uses")
             }
+            PointlessKind::CopiedGivenAddress => {
+                format!("{a} opens an address the task gives only to copy it")
+            }
             PointlessKind::UnchangedCopy => {
                 format!("{a} only saves a file again in its own format under a new name")
             }
