@@ -31,11 +31,12 @@ fn tasks(ws: &Workspace) -> Vec<Value> {
 #[test]
 fn composed_tasks_carry_the_documented_fields() {
     let ws = workspace_with_pool();
-    // One file is filed or sent once, and opened once to copy from it: this
-    // small pool holds 35 distinct tasks.
-    ws.ok(&["--quiet", "compose", "--count", "32", "--profile", "free"]);
+    // One file is filed or sent once, and opened once to copy from it; a given
+    // picture is not opened only to copy it, and one person gets one mail:
+    // this small pool holds 31 distinct tasks at a count of 32 (measured).
+    ws.ok(&["--quiet", "compose", "--count", "30", "--profile", "free"]);
     let tasks = tasks(&ws);
-    assert_eq!(tasks.len(), 32);
+    assert_eq!(tasks.len(), 30);
     for t in &tasks {
         for field in [
             "task_id",

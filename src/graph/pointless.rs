@@ -56,6 +56,8 @@
 //!   `sends` kinds in `resources.toml`: a to-do, a note and a mail for one
 //!   report), or something made from it in one of them (a card with the
 //!   report and a chat message with the report's text).
+//! - **two messages to one person** ([`PointlessKind::SentTwiceToOne`]): two
+//!   mails of one task to the same address; one mail would carry both files.
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
@@ -72,8 +74,9 @@
 //! - an **unchanged copy** ([`PointlessKind::UnchangedCopy`]): a file only
 //!   saved again in its own format under a new name (a real editor's Save As
 //!   of `welcome.txt` as `welcome_final.txt`), whatever then uses it.
-//! - a **given address copied** ([`PointlessKind::CopiedGivenAddress`]): a
-//!   web address the task names opened only to copy it for a paste.
+//! - a **given address or file copied** ([`PointlessKind::CopiedGiven`]): a
+//!   web address or a picture the task names opened only to copy it, unchanged,
+//!   for a paste.
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
@@ -185,6 +188,11 @@ pub enum PointlessKind {
     /// a person files or sends a report once, not in a to-do, a mail and the
     /// chat.
     FiledTwice,
+    /// Nodes `a` and `b` each only send a message of one application to the
+    /// same recipient (two mails to bob@example.com in one task, each with a
+    /// file and a stock body): a person sends one mail with both files.
+    /// Readers rejected a task that mailed Bob twice with the same body.
+    SentTwiceToOne,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
     /// node uses, while node `b` uses the original: the to-do gets the
     /// un-centred document and the centred one is left behind. Or node `a`
@@ -208,13 +216,17 @@ pub enum PointlessKind {
     /// another zip) (`b == a`): the copy holds no work, and whatever uses it
     /// could use the original. An in-place save is no copy.
     UnchangedCopy,
-    /// Node `a` opens an address the task gives (a `linked` value no node of
-    /// the task made) only to copy it (`b == a`): what pastes it could take
-    /// the address as the instruction gives it. Readers rejected a browser
-    /// opened only to copy a given web address into a chat, in two rounds.
-    /// Copying a page's text (a `quoted` clipboard kind) takes its content and
-    /// is no such copy.
-    CopiedGivenAddress,
+    /// Node `a` opens an address or a file the task gives (a `linked` value
+    /// or a file no node of the task made) only to copy it unchanged
+    /// (`b == a`): what pastes it could take the address as the instruction
+    /// gives it, or insert the file itself. Readers rejected a browser opened
+    /// only to copy a given web address into a chat (two rounds) and Photos
+    /// opened only to copy a picture from the desktop into a document.
+    /// Copying a file's or a page's text, code or cells (a `quoted`
+    /// clipboard kind) takes its content and is no such copy; a picture
+    /// edited before it is copied is work of its own.
+    #[serde(alias = "copied_given_address")]
+    CopiedGiven,
     /// Node `b` makes a named record (a recipe 'Red lentil curry', a note, an
     /// e-mail by its subject) with content node `a` copied from something
     /// whose names share no word with the record's: the banana pancakes'
@@ -566,7 +578,11 @@ fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
                         }
                     }
             };
-            if !readers.is_empty() && readers.iter().all(|&b| carried(b)) {
+            // A page zipped on the way is carried all the same when what
+            // reads the zip only attaches it (the Lisbon page saved, zipped
+            // and mailed: a reader would send the link).
+            let zipped = |b: usize| how == Carried::Page && zipped_to_carry(pool, nodes, b, o);
+            if !readers.is_empty() && readers.iter().all(|&b| carried(b) || zipped(b)) {
                 found.extend(readers.into_iter().map(|b| (a, b)));
             }
         }
@@ -574,6 +590,37 @@ fn converted_to_carry(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// Does node `b` (of `nodes`) pack file `o` into archives that every node
+/// reading them only carries, attached as they are (a mail)?
+fn zipped_to_carry(pool: &Pool<'_>, nodes: &[usize], b: usize, o: u32) -> bool {
+    let y = nodes[b];
+    if !packed_by(pool, y).contains(&o) {
+        return false;
+    }
+    let wraps = |r: u32| {
+        let kind = &pool.resource(r as usize).kind;
+        pool.catalog().kinds.get(kind).is_some_and(|k| k.wraps)
+    };
+    let archives: Vec<u32> = pool.slim[y]
+        .outputs
+        .iter()
+        .copied()
+        .filter(|&w| wraps(w))
+        .collect();
+    !archives.is_empty()
+        && archives.iter().all(|&w| {
+            let readers: Vec<usize> = nodes
+                .iter()
+                .copied()
+                .filter(|&z| z != y && pool.slim[z].inputs.binary_search(&w).is_ok())
+                .collect();
+            !readers.is_empty()
+                && readers
+                    .iter()
+                    .all(|&z| only_carries(pool, z) && attaches(pool, z, w))
+        })
 }
 
 /// How a file [`converted_to_carry`] looks at was made.
@@ -621,6 +668,24 @@ fn only_sends(pool: &Pool<'_>, y: usize) -> bool {
             .get(&pool.resource(r as usize).kind)
             .is_some_and(|k| k.sends)
     })
+}
+
+/// Do instances `x` and `y` each only send a message of one application to
+/// one recipient (see [`PointlessKind::SentTwiceToOne`])? The recipient is an
+/// input both read that is neither a file nor on the clipboard: the address
+/// a mail goes to.
+fn sent_to_one(pool: &Pool<'_>, x: usize, y: usize) -> bool {
+    let (sx, sy) = (&pool.slim[x], &pool.slim[y]);
+    let recipient = |r: u32| !is_path(pool, r) && !pool.is_held(r);
+    sx.app == sy.app
+        && !sx.outputs.is_empty()
+        && !sy.outputs.is_empty()
+        && only_sends(pool, x)
+        && only_sends(pool, y)
+        && sx
+            .inputs
+            .iter()
+            .any(|&r| recipient(r) && sy.inputs.binary_search(&r).is_ok())
 }
 
 /// The files instance `x` only exports from a record (a recipe, a note),
@@ -1194,15 +1259,17 @@ fn converts_only(pool: &Pool<'_>, x: usize) -> bool {
             .any(|&(i, o)| is_path(pool, i) && !is_print(pool, o))
 }
 
-/// Does instance `x` only copy an address the task gives (see
-/// [`PointlessKind::CopiedGivenAddress`])? It changes nothing, reads only
-/// `linked` values that no node among `nodes` makes, and fills only the
+/// Does instance `x` only copy an address or a file the task gives (see
+/// [`PointlessKind::CopiedGiven`])? It changes nothing, reads only `linked`
+/// values and files that no node among `nodes` makes, and fills only the
 /// clipboard with no quoted content.
-fn copies_given_address(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
+fn copies_given(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
     let s = &pool.slim[x];
     let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
-    let given =
-        |i: u32| kind(i).is_some_and(|k| k.linked) && !nodes.iter().any(|&y| makes(pool, y, i));
+    let given = |i: u32| {
+        (kind(i).is_some_and(|k| k.linked) || is_path(pool, i))
+            && !nodes.iter().any(|&y| makes(pool, y, i))
+    };
     let holds_no_quote = |o: u32| pool.is_held(o) && kind(o).is_some_and(|k| !k.quoted);
     !s.inputs.is_empty()
         && !s.outputs.is_empty()
@@ -1466,11 +1533,11 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         }
     }
     for (a, &x) in nodes.iter().enumerate() {
-        if copies_given_address(pool, nodes, x) {
+        if copies_given(pool, nodes, x) {
             found.push(Pointless {
                 a,
                 b: a,
-                kind: PointlessKind::CopiedGivenAddress,
+                kind: PointlessKind::CopiedGiven,
             });
         }
     }
@@ -1525,6 +1592,17 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
                     a,
                     b,
                     kind: PointlessKind::FiledTwice,
+                });
+            }
+        }
+    }
+    for a in 0..nodes.len() {
+        for b in a + 1..nodes.len() {
+            if sent_to_one(pool, nodes[a], nodes[b]) {
+                found.push(Pointless {
+                    a,
+                    b,
+                    kind: PointlessKind::SentTwiceToOne,
                 });
             }
         }
@@ -2434,6 +2512,32 @@ mod tests {
                     ("img", "sent b"),
                 ]],
             ),
+            Subtask {
+                instruction_template: "In Archiver, compress '{html}' into '{zip}'.".into(),
+                ..subtask(
+                    "zip",
+                    "Archiver",
+                    &["html"],
+                    &["zip"],
+                    &[&[
+                        ("html", "/home/user/Downloads/lisbon.html"),
+                        ("zip", "/home/user/Downloads/lisbon.zip"),
+                    ]],
+                )
+            },
+            Subtask {
+                instruction_template: "In Mail, send '{img}' with '{zip}' attached.".into(),
+                ..subtask(
+                    "mail_zip",
+                    "Mail",
+                    &["zip"],
+                    &["img"],
+                    &[&[
+                        ("zip", "/home/user/Downloads/lisbon.zip"),
+                        ("img", "sent c"),
+                    ]],
+                )
+            },
         ];
         let initial: BTreeSet<Resource> = [Resource::new("page", Some(url.into()))].into();
         let pool = Pool::new(&cat, &subs, &initial).unwrap();
@@ -2450,6 +2554,14 @@ mod tests {
         assert!(
             findings(&pool, &[find("save"), find("import")]).is_empty(),
             "the page's content is taken in"
+        );
+        assert!(
+            findings(&pool, &[find("save"), find("zip"), find("mail_zip")]).contains(&(
+                0,
+                1,
+                PointlessKind::ConvertedToCarry
+            )),
+            "the page zipped and mailed: the mail could carry the link"
         );
     }
 
@@ -2495,16 +2607,120 @@ mod tests {
         assert!(
             pointless(&pool, &nodes, &[true, false])
                 .into_iter()
-                .any(|p| (p.a, p.b, p.kind) == (0, 0, PointlessKind::CopiedGivenAddress)),
+                .any(|p| (p.a, p.b, p.kind) == (0, 0, PointlessKind::CopiedGiven)),
             "the chat could take the address as given"
         );
-        assert!(PointlessKind::CopiedGivenAddress.lasting());
+        assert!(PointlessKind::CopiedGiven.lasting());
         let nodes = [find("copy_text"), find("send_text")];
         assert!(
             !pointless(&pool, &nodes, &[true, false])
                 .iter()
-                .any(|p| p.kind == PointlessKind::CopiedGivenAddress),
+                .any(|p| p.kind == PointlessKind::CopiedGiven),
             "the page's text is its content, not the address"
+        );
+    }
+
+    #[test]
+    fn one_person_gets_one_message() {
+        let mut cat = office_catalog();
+        cat.kinds.get_mut("img").unwrap().sends = true;
+        let mail = |id: &str, to: &str, file: &str, sent: &str| Subtask {
+            instruction_template: "In Mail, send '{img}' to '{address}' with '{pdf}' attached."
+                .into(),
+            ..subtask(
+                id,
+                "Mail",
+                &["address", "pdf"],
+                &["img"],
+                &[&[("address", to), ("pdf", file), ("img", sent)]],
+            )
+        };
+        let (a, b) = ("/home/user/Documents/a.pdf", "/home/user/Documents/b.pdf");
+        let subs = vec![
+            mail("bob_a", "bob@example.com", a, "sent a"),
+            mail("bob_b", "bob@example.com", b, "sent b"),
+            mail("carol_b", "carol@example.com", b, "sent c"),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("pdf", Some(a.into())),
+            Resource::new("pdf", Some(b.into())),
+            Resource::new("address", Some("bob@example.com".into())),
+            Resource::new("address", Some("carol@example.com".into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let kinds = |nodes: &[usize]| {
+            pointless(&pool, nodes, &[false, false])
+                .into_iter()
+                .map(|p| (p.a, p.b, p.kind))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            kinds(&[find("bob_a"), find("bob_b")]).contains(&(0, 1, PointlessKind::SentTwiceToOne)),
+            "Bob could get one mail with both files"
+        );
+        assert!(
+            !kinds(&[find("bob_a"), find("carol_b")])
+                .iter()
+                .any(|k| k.2 == PointlessKind::SentTwiceToOne),
+            "two people, two mails"
+        );
+    }
+
+    #[test]
+    fn a_given_picture_is_not_opened_only_to_copy_it() {
+        let mut cat = office_catalog();
+        let mut png = cat.kinds["doc"].clone();
+        png.file_kinds = vec!["png".into()];
+        cat.kinds.insert("png".into(), png);
+        cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        let pic = "/home/user/Pictures/beach.png";
+        let small = "/home/user/Pictures/beach_small.png";
+        let doc = "/home/user/Documents/trip.docx";
+        let paste = |id: &str, out: &str| {
+            Subtask {
+            instruction_template: "open a document '{doc}', then paste the copied image into the document, then save it as '{pdf}'".into(),
+            ..subtask(id, "Writer", &["doc", "clip"], &["pdf"], &[&[("doc", doc), ("pdf", out)]])
+        }
+        };
+        let subs = vec![
+            Subtask {
+                instruction_template: "view a picture '{png}', then copy the picture".into(),
+                ..subtask("copy", "Photos", &["png"], &["clip"], &[&[("png", pic)], &[("png", small)]])
+            },
+            Subtask {
+                instruction_template: "open an image '{png}', then resize the image to half, then save it as '{new_png}'".into(),
+                ..subtask(
+                    "resize",
+                    "Image Editor",
+                    &["png"],
+                    &["png:new_png"],
+                    &[&[("png", pic), ("new_png", small)]],
+                )
+            },
+            paste("paste", "/home/user/Documents/trip.pdf"),
+        ];
+        let initial: BTreeSet<Resource> = [
+            Resource::new("png", Some(pic.into())),
+            Resource::new("doc", Some(doc.into())),
+        ]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str, p: usize| pool.find(&SubtaskId(id.into()), p).unwrap();
+        let given = [find("copy", 0), find("paste", 0)];
+        assert!(
+            pointless(&pool, &given, &[true, false])
+                .into_iter()
+                .any(|p| (p.a, p.b, p.kind) == (0, 0, PointlessKind::CopiedGiven)),
+            "the document could take the picture from its file"
+        );
+        let made = [find("resize", 0), find("copy", 1), find("paste", 0)];
+        assert!(
+            !pointless(&pool, &made, &[true, true, false])
+                .iter()
+                .any(|p| p.kind == PointlessKind::CopiedGiven),
+            "the picture the task resized is no given file"
         );
     }
 
@@ -3060,6 +3276,8 @@ mod tests {
         let mut cat = tiny_catalog();
         cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["txt".into()];
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        // Copied text quotes its file (a `quoted` clipboard kind).
+        cat.kinds.get_mut("clip").unwrap().quoted = true;
         cat.kinds.get_mut("img").unwrap().sends = true;
         let a = [("doc", "/home/user/Documents/a.txt")];
         let b = [("doc", "/home/user/Documents/b.txt")];
@@ -3161,6 +3379,8 @@ mod tests {
     fn conversions_in_a_row_lone_archives_and_round_trips_are_pointless() {
         let mut cat = office_catalog();
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        // Copied text quotes its file (a `quoted` clipboard kind).
+        cat.kinds.get_mut("clip").unwrap().quoted = true;
         cat.kinds.get_mut("pdf").unwrap().print = true;
         let docx = "/home/user/Documents/a.docx";
         let pdf = "/home/user/Documents/a.pdf";

@@ -124,8 +124,11 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             PointlessKind::BareConversion => {
                 format!("{a} only saves a file in another format that nothing uses")
             }
-            PointlessKind::CopiedGivenAddress => {
-                format!("{a} opens an address the task gives only to copy it")
+            PointlessKind::CopiedGiven => {
+                format!("{a} opens an address or a file the task gives only to copy it")
+            }
+            PointlessKind::SentTwiceToOne => {
+                format!("{a} and {b} each send a message to the same person, who could get one")
             }
             PointlessKind::UnchangedCopy => {
                 format!("{a} only saves a file again in its own format under a new name")
