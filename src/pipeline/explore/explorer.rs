@@ -654,7 +654,7 @@ impl OfflineExplorer {
                                 .iter()
                                 .any(|k| paths::on_clipboard(&self.catalog, k)) =>
                     {
-                        print_command(known, &self.catalog, hs + i)
+                        print_command(known, hs + i)
                     }
                     // One whose output is a file makes a file about the subject.
                     SlotRole::Text { field } if field == "command" => {
@@ -2035,10 +2035,11 @@ fn names_a_result(tag: &str) -> bool {
 
 /// Words that tell two versions of one file apart when the change tags are
 /// taken ("report_final.pdf", "report_v2.pdf"): names people give, before any
-/// counter. The neutral ones come first: a word that says what the file is for
-/// ('shared', 'archive', 'team') misleads when the task does otherwise with it
-/// (a reader saw the raw recording named '_shared' and the finished one
-/// '_archive', and a '_team' screenshot mailed to family).
+/// counter. Only neutral ones: a word that says what the file is or is for
+/// ('shared', 'archive', 'team', 'summary') misleads when the task does
+/// otherwise with it (a reader saw the raw recording named '_shared' and the
+/// finished one '_archive', a '_team' screenshot mailed to family, and a deck
+/// that only got a transition saved as 'launch_deck_summary.pptx').
 const VERSION_TAGS: &[&str] = &[
     "v2", "revised", "draft", "final", "review", "summary", "notes", "print", "web", "shared",
     "team", "archive", "latest", "v3", "update", "clean", "short",
@@ -2475,32 +2476,25 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
 /// Extensions of files a terminal prints as text.
 const TEXT_EXTENSIONS: &[&str] = &["txt", "md", "csv", "ics", "py", "sh", "rs", "js", "html"];
 
-/// A command that prints something worth copying: `cat` of a text file on the
-/// fresh desktop (so its output is about that file's topic), the `i`-th of them;
-/// a folder listing when the desktop has none.
-fn print_command(known: &[KnownResource], catalog: &Catalog, i: usize) -> String {
-    let mut files: Vec<&str> = known
+/// A command that prints something worth copying: the listing of a folder
+/// that holds the fresh desktop's files (`ls ~/Documents`), the `i`-th of
+/// them; `ls ~/Documents` when the desktop has none. Not `cat` of a file:
+/// readers rejected, three times, a document printed in a terminal only to
+/// copy its text into a chat or a slide (a person copies it from the
+/// document's own application).
+fn print_command(known: &[KnownResource], i: usize) -> String {
+    let mut folders: Vec<&str> = known
         .iter()
         .filter(|k| k.source == "desktop")
-        // A calendar export's text is a machine format nobody reads pasted,
-        // and a web page's source is markup, not text to pass on.
-        .filter(|k| {
-            !catalog
-                .kinds
-                .get(&k.kind)
-                .is_some_and(|s| s.machine_text || !s.rendered_by.is_empty())
-        })
         .filter_map(|k| k.parameter.as_deref())
-        .filter(|p| {
-            p.starts_with(vfs::HOME)
-                && !p.contains(char::is_whitespace)
-                && TEXT_EXTENSIONS.contains(&vfs::extension(p).as_str())
-        })
+        .filter(|p| p.starts_with(vfs::HOME) && !p.contains(char::is_whitespace))
+        .filter_map(|p| p.rsplit_once('/').map(|(dir, _)| dir))
+        .filter(|d| d.len() > vfs::HOME.len())
         .collect();
-    files.sort_unstable();
-    files.dedup();
-    match files.get(i % files.len().max(1)) {
-        Some(p) => format!("cat ~{}", &p[vfs::HOME.len()..]),
+    folders.sort_unstable();
+    folders.dedup();
+    match folders.get(i % folders.len().max(1)) {
+        Some(d) => format!("ls ~{}", &d[vfs::HOME.len()..]),
         None => "ls ~/Documents".to_string(),
     }
 }
@@ -2894,24 +2888,21 @@ mod tests {
     }
 
     #[test]
-    fn a_copied_terminal_output_prints_a_text_file_of_the_desktop() {
-        let catalog = Catalog::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let ics = KnownResource {
-            kind: "ics_path".into(),
-            ..k("/home/user/Documents/a.ics", "desktop")
-        };
+    fn a_copied_terminal_output_lists_a_folder_of_the_desktop() {
         let known = vec![
             k("/home/user/Pictures/a.png", "desktop"),
             k("/home/user/Documents/new.txt", "Writer"),
-            ics,
             k("/home/user/Documents/b.md", "desktop"),
+            k("/home/user/Projects/site/index.html", "desktop"),
         ];
-        // Only a text file the fresh desktop has (another subtask's output may
-        // not exist when the command runs), and not a machine format (a
-        // calendar export pasted into a note reads as code).
-        assert_eq!(print_command(&known, &catalog, 0), "cat ~/Documents/b.md");
-        assert_eq!(print_command(&known, &catalog, 5), "cat ~/Documents/b.md");
-        assert_eq!(print_command(&[], &catalog, 0), "ls ~/Documents");
+        // Folders of the fresh desktop's files (another subtask's output may
+        // not exist when the command runs), one after another; never a file
+        // printed only to copy its text.
+        assert_eq!(print_command(&known, 0), "ls ~/Documents");
+        assert_eq!(print_command(&known, 1), "ls ~/Pictures");
+        assert_eq!(print_command(&known, 2), "ls ~/Projects/site");
+        assert_eq!(print_command(&known, 3), "ls ~/Documents");
+        assert_eq!(print_command(&[], 0), "ls ~/Documents");
     }
 
     #[test]
