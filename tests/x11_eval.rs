@@ -43,7 +43,7 @@ fn task(save: &Subtask) -> Task {
         "task_id": "t-mousepad",
         "task_instruction": save.instruction(0).unwrap(),
         "dag": {"nodes": ["save"], "edges": {"save": []}},
-        "task_intent": "Keep a copy of the welcome note.",
+        "task_intent": "Add a line to the welcome note and keep it under a new name.",
         "successful_topo": [["save"]],
         "nodes": {"save": {"subtask_id": save.id.0, "parameter_index": 0,
             "application": "Mousepad", "category": "Office",
@@ -62,7 +62,9 @@ fn the_offline_agent_scores_full_marks_and_eval_replays_a_run_on_the_real_deskto
         return;
     }
     let ws = common::Workspace::new();
-    let save = mousepad(&ws, "In Mousepad, open '{txt_path}' and save it as");
+    // The pool keeps no plain Save As of a text as a text (an unchanged
+    // copy): the edit, then Save As.
+    let save = mousepad(&ws, "In Mousepad, open '{txt_path}', add the line");
     {
         let store = Store::open(&ws.file("generated/synth.sqlite")).unwrap();
         store

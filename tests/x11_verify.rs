@@ -13,8 +13,9 @@ fn available() -> bool {
     common::x11_available(&["mousepad", "xclip"])
 }
 
-/// The committed x11 pool's Mousepad "save a text file as" subtask, with its
-/// first parameter set and demonstration only.
+/// The committed x11 pool's Mousepad "add a line to a text file and save it
+/// as" subtask (the pool keeps no plain Save As of a text as a text: an
+/// unchanged copy), with its first parameter set and demonstration only.
 fn mousepad_save_as(ws: &common::Workspace) -> Subtask {
     let pool = std::fs::read_to_string(ws.file("subtask_pool/x11/pool.jsonl")).unwrap();
     let mut s: Subtask = pool
@@ -22,9 +23,9 @@ fn mousepad_save_as(ws: &common::Workspace) -> Subtask {
         .map(|l| serde_json::from_str::<Subtask>(l).unwrap())
         .find(|s| {
             s.instruction_template
-                .starts_with("In Mousepad, open '{txt_path}' and save it as")
+                .starts_with("In Mousepad, open '{txt_path}', add the line")
         })
-        .expect("the committed pool has Mousepad's Save As of a text file");
+        .expect("the committed pool has Mousepad's edit of a text file");
     s.available_parameters.truncate(1);
     s.trajectories.retain(|t| t.parameter_index == Some(0));
     s

@@ -16,7 +16,11 @@
 //!    family).
 //!    When the candidate's dialog has a text field, it types a new file's path
 //!    there and confirms. A candidate is kept when a new file of a known kind
-//!    appears in the sandbox;
+//!    appears in the sandbox; as is, only when that file's kind is not the
+//!    input's (a conversion: `.txt` to `.pdf`, `.csv` to `.xlsx`) or it read
+//!    no file. A plain Save As of a text as a text is an unchanged copy:
+//!    readers reject a file saved again unchanged under a new name, and a
+//!    chain through it hands on a copy; the same item after an edit is kept;
 //! 4. repeats each kept candidate on the other inputs; every run that makes its
 //!    file is one parameter set, with its demonstration (the actions it took) as
 //!    the trajectory.
@@ -502,7 +506,10 @@ impl Tries<'_> {
     }
 
     /// Tries `cand` as is, then after an edit; each family that made files
-    /// becomes subtasks (one per input kind and output kind).
+    /// becomes subtasks (one per input kind and output kind), except an as-is
+    /// group that saves its input's kind again ([`discarded`]: an unchanged
+    /// copy, named in `report.dropped`). The edit family is tried unless the
+    /// as-is family made no file at all.
     fn families(
         &self,
         env: &mut dyn Environment,
@@ -534,7 +541,16 @@ impl Tries<'_> {
                 );
                 groups.entry(key).or_default().push(d);
             }
-            for group in groups.values() {
+            for ((input, output), group) in &groups {
+                // An unchanged copy is no subtask; the edit family is still
+                // tried (a line typed, then the same item).
+                if let Some(why) = discarded(edit, input.as_deref(), output) {
+                    let kind = input.as_deref().unwrap_or_default();
+                    report
+                        .dropped
+                        .push(format!("{}: {kind} {why}", cand.words()));
+                    continue;
+                }
                 report.subtasks.push(subtask_of(self.app, cand, group));
             }
         }
@@ -559,7 +575,13 @@ impl Tries<'_> {
             .filter(|w| *w != suffix)
             .cloned()
             .collect();
+        // Input kinds whose as-is run saved a file of their own kind: that
+        // group is discarded, so its other inputs are not tried.
+        let mut copied_kinds: BTreeSet<&str> = BTreeSet::new();
         for (i, input) in self.firsts.iter().enumerate() {
+            if i > 0 && input.is_some_and(|f| copied_kinds.contains(f.kind.as_str())) {
+                continue;
+            }
             let line = if edit {
                 let typed = input.map(|f| &f.lineage.lines);
                 // Every line is in the input already: an edit would repeat one.
@@ -592,13 +614,33 @@ impl Tries<'_> {
                 made = try_candidate(env, self.catalog, &attempt)?;
             }
             match made {
-                Some(d) => demos.push(d),
+                Some(d) => {
+                    if let Some(f) = input {
+                        if discarded(edit, Some(&f.kind), &d.output.kind).is_some() {
+                            copied_kinds.insert(f.kind.as_str());
+                        }
+                    }
+                    demos.push(d);
+                }
                 None if i == 0 => break,
                 None => {}
             }
         }
         Ok(demos)
     }
+}
+
+/// Why one family's demonstrations from an input kind to an output kind are
+/// no subtask, or None when they are one. The as-is family (`edit` false)
+/// is kept only when it converts (`.txt` to `.pdf`, `.csv` to `.xlsx`) or
+/// reads no file: a file saved again unchanged in its own kind under a new
+/// name holds no work (readers reject it, and the composer drops such a node
+/// as [`crate::graph::pointless::PointlessKind::UnchangedCopy`]), and a chain
+/// through it hands on a copy instead of an edited file. The same item after
+/// an edit (the edit family) is kept whatever the kinds.
+fn discarded(edit: bool, input: Option<&str>, output: &str) -> Option<&'static str> {
+    (!edit && input == Some(output))
+        .then_some("saved again as is in its own kind: an unchanged copy, not kept")
 }
 
 /// The menu items of the copy family of one application.
@@ -1812,6 +1854,18 @@ mod tests {
 
     fn words(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| (*w).to_string()).collect()
+    }
+
+    #[test]
+    fn an_unchanged_copy_is_discarded_and_an_edit_or_a_conversion_kept() {
+        // A plain Save As of a text as a text: an unchanged copy.
+        assert!(discarded(false, Some("txt_path"), "txt_path").is_some());
+        // The same after a typed line, a conversion, and no input at all.
+        assert!(discarded(true, Some("txt_path"), "txt_path").is_none());
+        assert!(discarded(false, Some("txt_path"), "pdf_path").is_none());
+        assert!(discarded(false, Some("csv_path"), "xlsx_path").is_none());
+        assert!(discarded(true, Some("csv_path"), "xlsx_path").is_none());
+        assert!(discarded(false, None, "txt_path").is_none());
     }
 
     #[test]
