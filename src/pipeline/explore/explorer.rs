@@ -2035,11 +2035,14 @@ fn names_a_result(tag: &str) -> bool {
 
 /// Words that tell two versions of one file apart when the change tags are
 /// taken ("report_final.pdf", "report_v2.pdf"): names people give, before any
-/// counter. Only neutral ones: a word that says what the file is or is for
-/// ('shared', 'archive', 'team', 'summary') misleads when the task does
+/// counter. The neutral ones come first: a word that says what the file is
+/// for ('shared', 'archive', 'team', 'summary') misleads when the task does
 /// otherwise with it (a reader saw the raw recording named '_shared' and the
-/// finished one '_archive', a '_team' screenshot mailed to family, and a deck
-/// that only got a transition saved as 'launch_deck_summary.pptx').
+/// finished one '_archive', a '_team' screenshot mailed to family, a deck that
+/// only got a transition saved as 'launch_deck_summary.pptx'). Keeping only
+/// the neutral ones names fewer parameter sets, and on the embedded desktop
+/// that lost the default run's only diamond (measured), so the others stay,
+/// last; an effect's `names` keeps its files off them.
 const VERSION_TAGS: &[&str] = &[
     "v2", "revised", "draft", "final", "review", "summary", "notes", "print", "web", "shared",
     "team", "archive", "latest", "v3", "update", "clean", "short",
