@@ -74,9 +74,9 @@
 //! - an **unchanged copy** ([`PointlessKind::UnchangedCopy`]): a file only
 //!   saved again in its own format under a new name (a real editor's Save As
 //!   of `welcome.txt` as `welcome_final.txt`), whatever then uses it.
-//! - a **given address or file copied** ([`PointlessKind::CopiedGiven`]): a
-//!   web address or a picture the task names opened only to copy it, unchanged,
-//!   for a paste.
+//! - a **given address or a file copied** ([`PointlessKind::CopiedGiven`]): a
+//!   web address the task names, or a picture, opened only to copy it,
+//!   unchanged, for a paste (the pasting application inserts the file).
 //! - a **conversion to carry** ([`PointlessKind::ConvertedToCarry`]): a file
 //!   only converted to a format that is no print (a script saved as .txt, an
 //!   invoice PDF made a Word document) so that a mail, a to-do or a message
@@ -216,15 +216,16 @@ pub enum PointlessKind {
     /// another zip) (`b == a`): the copy holds no work, and whatever uses it
     /// could use the original. An in-place save is no copy.
     UnchangedCopy,
-    /// Node `a` opens an address or a file the task gives (a `linked` value
-    /// or a file no node of the task made) only to copy it unchanged
-    /// (`b == a`): what pastes it could take the address as the instruction
-    /// gives it, or insert the file itself. Readers rejected a browser opened
-    /// only to copy a given web address into a chat (two rounds) and Photos
-    /// opened only to copy a picture from the desktop into a document.
-    /// Copying a file's or a page's text, code or cells (a `quoted`
-    /// clipboard kind) takes its content and is no such copy; a picture
-    /// edited before it is copied is work of its own.
+    /// Node `a` opens an address the task gives (a `linked` value no node of
+    /// the task made) or a file only to copy it unchanged (`b == a`): what
+    /// pastes it could take the address as the instruction gives it, or
+    /// insert the file itself. Readers rejected a browser opened only to copy
+    /// a given web address into a chat (two rounds) and Photos opened only to
+    /// copy a picture into a document or a deck, from the desktop or made
+    /// earlier in the task (three rounds). Copying a file's or a page's text,
+    /// code or cells (a `quoted` clipboard kind) takes its content and is no
+    /// such copy; a picture edited in the node that copies it is work of its
+    /// own.
     #[serde(alias = "copied_given_address")]
     CopiedGiven,
     /// Node `b` makes a named record (a recipe 'Red lentil curry', a note, an
@@ -751,7 +752,13 @@ fn plain_copy(pool: &Pool<'_>, x: usize) -> bool {
         .chain(s.outputs.iter())
         .filter_map(|&r| pool.resource(r as usize).parameter.as_deref())
         .collect();
-    params.values().all(|v| own.contains(&v.as_str()))
+    // A picked file's shown name (`img_path_file` beside `img_path`) is the
+    // file itself, no value of its own.
+    params.iter().all(|(k, v)| {
+        own.contains(&v.as_str())
+            || k.strip_suffix("_file")
+                .is_some_and(|slot| params.contains_key(slot))
+    })
 }
 
 /// Do instances `a` and `b` both save one input file as something else
@@ -1259,16 +1266,16 @@ fn converts_only(pool: &Pool<'_>, x: usize) -> bool {
             .any(|&(i, o)| is_path(pool, i) && !is_print(pool, o))
 }
 
-/// Does instance `x` only copy an address or a file the task gives (see
-/// [`PointlessKind::CopiedGiven`])? It changes nothing, reads only `linked`
-/// values and files that no node among `nodes` makes, and fills only the
+/// Does instance `x` only copy an address the task gives or a file (see
+/// [`PointlessKind::CopiedGiven`])? It changes nothing, reads only files and
+/// `linked` values that no node among `nodes` makes, and fills only the
 /// clipboard with no quoted content.
 fn copies_given(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
     let s = &pool.slim[x];
     let kind = |r: u32| pool.catalog().kinds.get(&pool.resource(r as usize).kind);
     let given = |i: u32| {
-        (kind(i).is_some_and(|k| k.linked) || is_path(pool, i))
-            && !nodes.iter().any(|&y| makes(pool, y, i))
+        is_path(pool, i)
+            || (kind(i).is_some_and(|k| k.linked) && !nodes.iter().any(|&y| makes(pool, y, i)))
     };
     let holds_no_quote = |o: u32| pool.is_held(o) && kind(o).is_some_and(|k| !k.quoted);
     !s.inputs.is_empty()
@@ -2700,6 +2707,12 @@ mod tests {
                 )
             },
             paste("paste", "/home/user/Documents/trip.pdf"),
+            Subtask {
+                instruction_template:
+                    "open an image '{png}', then resize the image to half, then copy the image"
+                        .into(),
+                ..subtask("shrink_copy", "Image Editor", &["png"], &["clip"], &[&[("png", pic)]])
+            },
         ];
         let initial: BTreeSet<Resource> = [
             Resource::new("png", Some(pic.into())),
@@ -2717,10 +2730,17 @@ mod tests {
         );
         let made = [find("resize", 0), find("copy", 1), find("paste", 0)];
         assert!(
-            !pointless(&pool, &made, &[true, true, false])
+            pointless(&pool, &made, &[true, true, false])
+                .iter()
+                .any(|p| (p.a, p.kind) == (1, PointlessKind::CopiedGiven)),
+            "the resized picture's file can be inserted as well"
+        );
+        let edited = [find("shrink_copy", 0), find("paste", 0)];
+        assert!(
+            !pointless(&pool, &edited, &[true, false])
                 .iter()
                 .any(|p| p.kind == PointlessKind::CopiedGiven),
-            "the picture the task resized is no given file"
+            "a picture resized in the node that copies it is work of its own"
         );
     }
 
@@ -2938,6 +2958,8 @@ mod tests {
     fn a_record_takes_pasted_content_only_under_its_own_name() {
         let mut cat = tiny_catalog();
         cat.kinds.get_mut("clip").unwrap().holder = Some("clipboard".into());
+        // Copied text quotes what it came from (a `quoted` clipboard kind).
+        cat.kinds.get_mut("clip").unwrap().quoted = true;
         // "img" stands for a recipe here: a parameterised kind, no file.
         let page = [("url", "https://recipes.example.com/lentil-soup")];
         let subs = vec![
