@@ -486,9 +486,10 @@ fn top_up_levels(
 
 /// Composes a task for every capability (OmniBench table 12) no stored task
 /// tests yet, the same way as [`top_up_levels`]: inside the intents first, over the
-/// pool's components otherwise, and only then with side work (independent
-/// pieces of one topic, which readers judge less kindly than connected work).
-/// One each: a wide task's producers are the pool's most read subtasks, and
+/// pool's components otherwise, never with side work (independent pieces of
+/// one topic: three readers in a row rejected such a task, "six separate
+/// things to do" tied by no hand-off; `compose --side-work` still makes them
+/// on request). One each: a wide task's producers are the pool's most read subtasks, and
 /// every use here is one the main composition's joins lack under the
 /// per-subtask share. A capability the pool cannot give stays empty and
 /// `synth stats` warns about it.
@@ -510,7 +511,7 @@ fn top_up_capabilities(
         }
         let label = format!("run top-up capability {}", capability.name);
         let ask = ["--capability", capability.name.as_str()];
-        if let Some(n) = top_up_one(&label, &ask, true, compose_defaults, cx)? {
+        if let Some(n) = top_up_one(&label, &ask, compose_defaults, cx)? {
             made.push(format!("{}: {n} tasks", capability.name));
         }
     }
@@ -544,7 +545,7 @@ fn top_up_applications(
     for app in pool.difference(&used) {
         let label = format!("run top-up application {app}");
         let ask = ["--application", app.as_str()];
-        if let Some(n) = top_up_one(&label, &ask, false, compose_defaults, cx)? {
+        if let Some(n) = top_up_one(&label, &ask, compose_defaults, cx)? {
             made.push(format!("{app}: {n} tasks"));
         }
     }
@@ -552,26 +553,15 @@ fn top_up_applications(
 }
 
 /// One top-up task asked for with `ask` (free profile, balanced with the
-/// store): inside the intents, then over the pool's components, then, when
-/// `side_work`, the same two with side work. The tasks made (`Some(0)` when the
-/// store had them already), or `None` when no variant made one.
+/// store): inside the intents, then over the pool's components. The tasks made
+/// (`Some(0)` when the store had them already), or `None` when neither made one.
 fn top_up_one(
     label: &str,
     ask: &[&str],
-    side_work: bool,
     compose_defaults: &ComposeDefaults,
     cx: &StageContext<'_>,
 ) -> Result<Option<usize>, RunError> {
-    let variants: &[&[&str]] = if side_work {
-        &[
-            &[],
-            &["--no-intents"],
-            &["--side-work"],
-            &["--side-work", "--no-intents"],
-        ]
-    } else {
-        &[&[], &["--no-intents"]]
-    };
+    let variants: &[&[&str]] = &[&[], &["--no-intents"]];
     for extra in variants {
         let mut argv = vec![
             "--count",

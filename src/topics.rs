@@ -70,6 +70,11 @@ pub struct Topic {
 pub struct Circle {
     pub name: String,
     pub words: Vec<String>,
+    /// Where a person of the circle meets about its topics: the location of
+    /// a calendar event ("Room 2" for work, "Cafe Lisboa" for home; a reader
+    /// took a sales figures call held in a café for no meeting anyone holds).
+    #[serde(default)]
+    pub places: Vec<String>,
 }
 
 /// The most circles a file may list (a [`CircleSet`] is one bit per circle).
@@ -141,6 +146,8 @@ pub struct Topics {
     circle_patterns: Vec<(usize, Vec<String>)>,
     /// The circle of each topic, by topic index.
     topic_circles: Vec<CircleSet>,
+    /// Each circle's `places`, by circle index.
+    circle_places: Vec<Vec<String>>,
     /// How a file's name reads as a subject, by file stem (`[subjects]`).
     subjects: BTreeMap<String, String>,
     /// The topic of each figure (`figures`), by the figure as written.
@@ -234,6 +241,7 @@ impl Topics {
         }
         self.circle_patterns = patterns;
         self.topic_circles = topic_circles;
+        self.circle_places = circles.into_iter().map(|c| c.places).collect();
         Ok(self)
     }
 
@@ -293,6 +301,18 @@ impl Topics {
             .map(String::as_str)
             .collect();
         (!all.is_empty()).then(|| all[i % all.len()])
+    }
+
+    /// Where one meets about `value` (a file stem, a record): the `places` of
+    /// its topic's circle; empty for a value of no topic or a circle without
+    /// places.
+    pub fn places_for(&self, value: &str) -> &[String] {
+        let Some(set) = self.topic_of(value).map(|t| self.circle_of_topic(t)) else {
+            return &[];
+        };
+        (0..self.circle_places.len())
+            .find(|&c| set.0 & (1 << c) != 0)
+            .map_or(&[], |c| self.circle_places[c].as_slice())
     }
 
     /// The circle of topic `t` (empty for a topic without one, or no topics).
@@ -378,6 +398,7 @@ impl Topics {
             patterns,
             names,
             circle_patterns: Vec::new(),
+            circle_places: Vec::new(),
             subjects: BTreeMap::new(),
             figure_topics,
         })
@@ -581,6 +602,7 @@ mod tests {
         let c = |name: &str, words: &[&str]| Circle {
             name: name.into(),
             words: words.iter().map(|w| w.to_string()).collect(),
+            places: vec![format!("{name} place")],
         };
         let topics = Topics::new(vec![
             t("trip", &["summer trip"], "home"),
@@ -600,6 +622,9 @@ mod tests {
         assert!(topics
             .circles_of(["alice@example.com", "networking"])
             .is_empty());
+        // A meeting about the team budget is held where work meets.
+        assert_eq!(topics.places_for("team_budget"), ["work place"]);
+        assert!(topics.places_for("alice").is_empty());
         // A trip's note filed under Work is of both circles: within neither.
         let both = topics.circles_of(["summer_trip.txt", "under Work"]);
         assert!(!both.within(topics.circle_of_topic(0)) && !both.within(work));
@@ -655,6 +680,7 @@ mod tests {
             vec![Circle {
                 name: "home".into(),
                 words: vec!["family".into()],
+                places: Vec::new(),
             }]
         };
         let load = |notes: &[&str]| {

@@ -26,6 +26,9 @@ pub enum ClashKind {
     BothModify,
     /// Node `a` modifies the resource and node `b` only reads it.
     ModifiesRead,
+    /// Both save the file (two makers of one file: the ledger's PDF from
+    /// Sheets and from Text Editor), so one overwrites the other.
+    BothMake,
 }
 
 /// One clash between nodes `a` and `b` (positions in the node list given, or in
@@ -43,8 +46,28 @@ pub struct Clash {
 pub(crate) fn clash_pair(pool: &Pool<'_>, x: u32, v: u32) -> bool {
     let sx = &pool.slim[x as usize];
     let sv = &pool.slim[v as usize];
-    // Modified inputs are inputs, so this covers both kinds.
-    intersects(&sx.modifies, &sv.inputs) || intersects(&sv.modifies, &sx.inputs)
+    // Modified inputs are inputs, so this covers both kinds; two makers of
+    // one file (a PDF of the ledger from Sheets and from Text Editor) write
+    // it both.
+    intersects(&sx.modifies, &sv.inputs)
+        || intersects(&sv.modifies, &sx.inputs)
+        || (intersects(&sx.outputs, &sv.outputs) && intersects(&made(pool, x), &made(pool, v)))
+}
+
+/// The files instance `x` saves that it did not read (sorted ids): two
+/// instances saving one file (the ledger's PDF, made by Sheets and by Text
+/// Editor) overwrite each other, and no edge orders them.
+fn made(pool: &Pool<'_>, x: u32) -> Vec<u32> {
+    let s = &pool.slim[x as usize];
+    s.outputs
+        .iter()
+        .copied()
+        .filter(|&r| s.inputs.binary_search(&r).is_err())
+        .filter(|&r| {
+            let kind = &pool.resource(r as usize).kind;
+            pool.catalog().kinds.get(kind).is_some_and(|k| k.is_path())
+        })
+        .collect()
 }
 
 /// The clashes among pool instances `nodes` composed into one task, whose edges are
@@ -183,6 +206,17 @@ fn clashes_with_edges(pool: &Pool<'_>, nodes: &[usize], edges: &[(usize, usize)]
                         b: a,
                         resource: res(r),
                         kind: ClashKind::ModifiesRead,
+                    });
+                }
+            }
+            let theirs = made(pool, nodes[b] as u32);
+            for r in made(pool, nodes[a] as u32) {
+                if theirs.binary_search(&r).is_ok() {
+                    out.push(Clash {
+                        a,
+                        b,
+                        resource: res(r),
+                        kind: ClashKind::BothMake,
                     });
                 }
             }

@@ -58,6 +58,10 @@
 //!   report and a chat message with the report's text).
 //! - **two messages to one person** ([`PointlessKind::SentTwiceToOne`]): two
 //!   mails of one task to the same address; one mail would carry both files.
+//! - **filing beside the result** ([`PointlessKind::FiledBeside`]): a note,
+//!   to-do or card that only holds a file the task made, left beside another
+//!   result of the task (the ledger imported into the budget and also kept in
+//!   a note).
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
@@ -193,6 +197,13 @@ pub enum PointlessKind {
     /// file and a stock body): a person sends one mail with both files.
     /// Readers rejected a task that mailed Bob twice with the same body.
     SentTwiceToOne,
+    /// Node `a` only files (a note, a to-do or a card holding it) a file
+    /// made in the task and ends the task beside another result (`b == a`):
+    /// the ledger's CSV exported, imported into the budget and also kept in a
+    /// note 'Reference: expense ledger'. The filing is side work the goal does
+    /// not ask for; a reader rejected three such tasks in one sample. Filing
+    /// is the whole goal only when it is the task's one result.
+    FiledBeside,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
     /// node uses, while node `b` uses the original: the to-do gets the
     /// un-centred document and the centred one is left behind. Or node `a`
@@ -286,6 +297,7 @@ impl PointlessKind {
                 | PointlessKind::ConvertedToCarry
                 | PointlessKind::BareConversion
                 | PointlessKind::Unsent
+                | PointlessKind::FiledBeside
         )
     }
 }
@@ -700,6 +712,27 @@ fn record_exports(pool: &Pool<'_>, x: usize) -> Vec<u32> {
         .iter()
         .copied()
         .filter(|&o| formatted_file(pool, o))
+        .collect()
+}
+
+/// The nodes (positions in `nodes`) that only file a file made in the task
+/// and end it beside another node that ends it (see
+/// [`PointlessKind::FiledBeside`]).
+fn filed_beside(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<usize> {
+    if has_successor.iter().filter(|&&s| !s).count() < 2 {
+        return Vec::new();
+    }
+    let made_here = |x: usize, r: u32| nodes.iter().any(|&z| z != x && makes(pool, z, r));
+    (0..nodes.len())
+        .filter(|&a| {
+            let x = nodes[a];
+            !has_successor[a]
+                && only_files(pool, x)
+                && pool.slim[x]
+                    .inputs
+                    .iter()
+                    .any(|&r| is_path(pool, r) && made_here(x, r))
+        })
         .collect()
 }
 
@@ -1592,6 +1625,13 @@ pub fn pointless(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Ve
         unused_edits(pool, nodes, has_successor),
         PointlessKind::UnusedEdit,
     );
+    for a in filed_beside(pool, nodes, has_successor) {
+        found.push(Pointless {
+            a,
+            b: a,
+            kind: PointlessKind::FiledBeside,
+        });
+    }
     for a in 0..nodes.len() {
         for b in a + 1..nodes.len() {
             if files_twice(pool, nodes, a, b) {
@@ -2672,6 +2712,67 @@ mod tests {
                 .iter()
                 .any(|k| k.2 == PointlessKind::SentTwiceToOne),
             "two people, two mails"
+        );
+    }
+
+    #[test]
+    fn a_file_made_in_the_task_is_not_filed_beside_its_result() {
+        let mut cat = office_catalog();
+        let mut note = cat.kinds["img"].clone();
+        note.file_kinds = vec![];
+        note.tracker = true;
+        cat.kinds.insert("note".into(), note);
+        let (csv, pdf) = ("/home/user/Documents/l.txt", "/home/user/Documents/l.pdf");
+        let subs = vec![
+            subtask(
+                "export",
+                "Finance",
+                &["doc"],
+                &["txt"],
+                &[&[("doc", "/home/user/Documents/l.docx"), ("txt", csv)]],
+            ),
+            subtask(
+                "print",
+                "Writer",
+                &["txt"],
+                &["pdf"],
+                &[&[("txt", csv), ("pdf", pdf)]],
+            ),
+            subtask(
+                "keep",
+                "Notes",
+                &["txt"],
+                &["note"],
+                &[&[("txt", csv), ("note", "Reference: ledger")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new(
+            "doc",
+            Some("/home/user/Documents/l.docx".into()),
+        )]
+        .into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let beside = |nodes: &[usize], has_successor: &[bool]| {
+            pointless(&pool, nodes, has_successor)
+                .into_iter()
+                .filter(|p| p.kind == PointlessKind::FiledBeside)
+                .map(|p| p.a)
+                .collect::<Vec<_>>()
+        };
+        let (export, print, keep) = (find("export"), find("print"), find("keep"));
+        assert_eq!(
+            beside(&[export, print, keep], &[true, false, false]),
+            vec![2],
+            "the ledger printed, and its text also kept in a note"
+        );
+        assert!(
+            beside(&[export, keep], &[true, false]).is_empty(),
+            "keeping the exported ledger in a note is the whole task"
+        );
+        assert!(
+            !PointlessKind::FiledBeside.lasting(),
+            "a node that goes on from the other result ends the side work"
         );
     }
 

@@ -60,6 +60,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
         let how = match c.kind {
             ClashKind::BothModify => "both change it",
             ClashKind::ModifiesRead => "one changes what the other reads",
+            ClashKind::BothMake => "both save it",
         };
         problems.push(format!(
             "{a} and {b} are unordered but touch {}: {how}",
@@ -126,6 +127,9 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
             }
             PointlessKind::CopiedGiven => {
                 format!("{a} opens an address or a file the task gives only to copy it")
+            }
+            PointlessKind::FiledBeside => {
+                format!("{a} only files a file the task made, beside the task's other result")
             }
             PointlessKind::SentTwiceToOne => {
                 format!("{a} and {b} each send a message to the same person, who could get one")

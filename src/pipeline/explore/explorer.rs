@@ -359,6 +359,14 @@ impl OfflineExplorer {
         } else {
             wanted + 12
         };
+        // The files earlier sets made, with the desktop files their inputs go
+        // back to: a set on other versions of the same files (the brief with
+        // the cropped product shot, after the brief with the captioned one)
+        // saves under the same name ('project_brief_with_product_demo.pdf'),
+        // not a version word ('project_brief_v2.pdf' read to a reviewer as
+        // a second version where there was no first). The file then has two
+        // makers; the composer never places both in one task (they clash).
+        let mut made_by_sets: BTreeMap<String, Vec<String>> = BTreeMap::new();
         while sets.len() < wanted && attempt < limit {
             let i = attempt;
             attempt += 1;
@@ -478,6 +486,10 @@ impl OfflineExplorer {
                 .iter()
                 .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
                 .filter_map(|s| values.get(&s.name).map(String::as_str))
+                .collect();
+            let set_roots: Vec<String> = files
+                .iter()
+                .map(|v| root_stem(v, &self.originals))
                 .collect();
             let topic_stem = (files.len() >= 3)
                 .then(|| topics.get(topics.of(files).single()?))
@@ -628,11 +640,50 @@ impl OfflineExplorer {
                                 }
                             }
                         }
-                        match output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid) {
-                            Some(p) => p,
-                            None => {
-                                spent = true;
-                                break;
+                        let named: BTreeSet<&str> = plan
+                            .slots
+                            .iter()
+                            .filter(|r| {
+                                matches!(
+                                    r.role,
+                                    SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
+                                )
+                            })
+                            .filter_map(|r| values.get(&r.name).map(String::as_str))
+                            .collect();
+                        let plain = output_path(
+                            kind,
+                            &ext,
+                            &stem,
+                            in_dir.as_deref(),
+                            &[],
+                            &BTreeSet::new(),
+                        );
+                        let shared = plain.clone().filter(|p| {
+                            tags.is_empty() && converted_before(known, kind, &plan.app, p, &named)
+                        });
+                        // A file changed in a way no word names (a number
+                        // pasted in) leaves the plain name to the plain
+                        // export of the same file, which would otherwise be
+                        // 'stock_v2.pdf' beside a 'stock.pdf' that is no
+                        // plain export: it is the revised one.
+                        let mut avoid: BTreeSet<String> = avoid
+                            .iter()
+                            .filter(|p| made_by_sets.get(*p) != Some(&set_roots))
+                            .cloned()
+                            .collect();
+                        if changed && tags.is_empty() {
+                            avoid.extend(plain.clone());
+                        }
+                        if let Some(p) = shared {
+                            p
+                        } else {
+                            match output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid) {
+                                Some(p) => p,
+                                None => {
+                                    spent = true;
+                                    break;
+                                }
                             }
                         }
                     }
@@ -772,9 +823,12 @@ impl OfflineExplorer {
             let repeats = outs.iter().any(|r| {
                 r.parameter.as_ref().is_some_and(|p| {
                     local_taken.contains(p) && values.get(&output_name(plan, &r.kind)) != Some(p)
-                }) || sets
-                    .iter()
-                    .any(|(_, o)| o.contains(r) && r.parameter.is_some())
+                }) || sets.iter().any(|(_, o)| {
+                    o.contains(r)
+                        && r.parameter
+                            .as_ref()
+                            .is_some_and(|p| made_by_sets.get(p) != Some(&set_roots))
+                })
             });
             if bad || outs.is_empty() || repeats {
                 continue;
@@ -784,6 +838,9 @@ impl OfflineExplorer {
                     let name = output_name(plan, &r.kind);
                     values.entry(name).or_insert_with(|| p.clone());
                     local_taken.insert(p.clone());
+                    made_by_sets
+                        .entry(p.clone())
+                        .or_insert_with(|| set_roots.clone());
                 }
             }
             for v in values.values() {
@@ -2048,6 +2105,35 @@ const VERSION_TAGS: &[&str] = &[
     "team", "archive", "latest", "v3", "update", "clean", "short",
 ];
 
+/// Did another application already make `path`, a file of `kind`, from
+/// exactly the named inputs `from` (the ledger's CSV printed to
+/// 'expense_ledger.pdf' in Text Editor, before Sheets exports the same CSV)?
+/// A plain conversion of the same files then takes that name rather than a
+/// version word ('expense_ledger_v2.pdf' read to a reviewer as a second
+/// version where there was no first): the file is the same thing whichever
+/// application made it, and what reads it may take either maker. The pool
+/// then holds a file of several producers; the composer never places two of
+/// them in one task (they clash, [`crate::graph::clash`]).
+fn converted_before(
+    known: &[KnownResource],
+    kind: &str,
+    app: &str,
+    path: &str,
+    from: &BTreeSet<&str>,
+) -> bool {
+    !from.is_empty()
+        && known.iter().any(|r| {
+            r.kind == kind
+                && r.parameter.as_deref() == Some(path)
+                && r.source != app
+                && r.made_from
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<BTreeSet<_>>()
+                    == *from
+        })
+}
+
 /// A new path for an output of `kind`: the input's folder (or the kind's usual
 /// one) and the stem; when that name is taken, the stem with the first free tag
 /// of `tags`, then of [`VERSION_TAGS`] ("report.pdf", "report_exported.pdf",
@@ -2348,11 +2434,14 @@ fn text_value(field: &str, stem: &str, i: usize, topics: &Topics) -> String {
 fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<String> {
     let f = field.to_ascii_lowercase();
     let bank: &[&str] = match f.as_str() {
+        // A body names what it carries (its file's subject, or the topic of
+        // several): a reader marked one stock line to Bob, Alice and Carol
+        // alike as a template's.
         "body" | "message" => &[
-            "Hi, here it is as promised.",
-            "Have a look when you get a chance.",
-            "Here is what we talked about.",
-            "Sharing this with you; let me know what you think.",
+            "Hi, here is the latest on the {l}, as promised.",
+            "{w}: have a look when you get a chance.",
+            "Here is the {l} update we talked about.",
+            "About the {l}: let me know what you think.",
         ],
         // What one notes down in a note's body (not a greeting): about the
         // subject's topic when it has notes, a placeholder only without one.
@@ -2447,7 +2536,13 @@ fn specific_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<S
             "orbit-sparrow-9",
         ]);
     }
+    // Where a person meets about the subject: its circle's places
+    // (`topics.toml`), so a work topic meets in the office.
     if f.contains("location") {
+        let places = topics.places_for(stem);
+        if !places.is_empty() {
+            return Some(places[i % places.len()].clone());
+        }
         return pick(&["Room 2", "Cafe Lisboa", "Meeting room B"]);
     }
     // A person's or contact's name is words ("Home budget"), a file's name a
