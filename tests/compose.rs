@@ -33,10 +33,12 @@ fn composed_tasks_carry_the_documented_fields() {
     let ws = workspace_with_pool();
     // One file is filed or sent once, and opened once to copy from it; a given
     // picture is not opened only to copy it, and one person gets one mail:
-    // this small pool holds 31 distinct tasks at a count of 32 (measured).
-    ws.ok(&["--quiet", "compose", "--count", "30", "--profile", "free"]);
+    // this small pool holds 28 distinct tasks at a count of 28, and 29 at 30
+    // (measured; a file of two makers never has both in one task, and a note
+    // only holding a made file is no second result).
+    ws.ok(&["--quiet", "compose", "--count", "28", "--profile", "free"]);
     let tasks = tasks(&ws);
-    assert_eq!(tasks.len(), 30);
+    assert_eq!(tasks.len(), 28);
     for t in &tasks {
         for field in [
             "task_id",
@@ -109,9 +111,10 @@ fn same_seed_same_tasks_whatever_the_jobs() {
 #[test]
 fn recomposing_the_same_spec_does_nothing_and_a_new_spec_adds_a_version() {
     let ws = workspace_with_pool();
-    ws.ok(&["--quiet", "compose", "--count", "20", "--profile", "free"]);
+    // 18: a count the pool supplies whole for this seed (20 gives 19).
+    ws.ok(&["--quiet", "compose", "--count", "18", "--profile", "free"]);
     let first = std::fs::read(ws.file("generated/tasks.jsonl")).unwrap();
-    let again = ws.ok(&["compose", "--count", "20", "--profile", "free"]);
+    let again = ws.ok(&["compose", "--count", "18", "--profile", "free"]);
     assert!(again.contains("nothing new"), "{again}");
     assert_eq!(
         first,
@@ -233,7 +236,7 @@ fn compose_needs_intents_or_the_explicit_flag() {
 #[test]
 fn tasks_composed_inside_intents_carry_them_and_new_intents_make_a_new_version() {
     let ws = workspace_with_pool();
-    ws.ok(&["--quiet", "compose", "--count", "30", "--profile", "free"]);
+    ws.ok(&["--quiet", "compose", "--count", "28", "--profile", "free"]);
     let store = synth::store::Store::open(&ws.file("generated/synth.sqlite")).unwrap();
     let stored: Vec<String> = store
         .intents(Some(synth::store::intents::IntentStatus::Accepted))

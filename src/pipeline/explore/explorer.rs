@@ -3210,7 +3210,10 @@ mod tests {
             text_value("Body", "contact_list", 0, &Topics::default()),
         );
         values.insert("due".into(), "2026-12-05".into());
-        assert_eq!(values["body"], "Hi, here it is as promised.");
+        assert_eq!(
+            values["body"],
+            "Hi, here is the latest on the contact list, as promised."
+        );
         // A body that repeats the subject gives way to a plain text.
         values.insert("body".into(), "Contact list draft".into());
         disambiguate_free_texts(&plan, &mut values, 0);
