@@ -79,6 +79,13 @@ pub struct AppEntry {
     /// buttons' mnemonics (Alt+S is Save).
     #[serde(default)]
     pub confirm_keys: Vec<String>,
+    /// What a person types into the application to have it work something
+    /// out when it reads no file (a calculator's sums, "1234*56"): the
+    /// explorer's compute family types each, then Enter, and copies what the
+    /// window shows; a run is kept when the clipboard then holds a value the
+    /// entry does not (the application computed it).
+    #[serde(default)]
+    pub entries: Vec<String>,
     /// Whether the application edits its documents (true when absent): a
     /// player or a browser does not, and typed keys only steer it, so the
     /// explorer does not try its items after typing a line.
@@ -490,7 +497,7 @@ pub fn prepare(
         desk.write_file(&param, prepared_content(fixtures, &param))
     } else if matches!(
         input.kind.as_str(),
-        "text_in_clipboard" | "table_in_clipboard"
+        "text_in_clipboard" | "table_in_clipboard" | "number_in_clipboard"
     ) {
         desk.set_clipboard(prepared_clipboard(&param))
     } else {
@@ -564,8 +571,9 @@ pub fn holds(catalog: &Catalog, probes: &dyn Probes, resource: &Resource) -> boo
         return probes.file_text(param).is_some();
     }
     match resource.kind.as_str() {
-        // Text and cells copied from a workbook are both text on a clipboard.
-        "text_in_clipboard" | "table_in_clipboard" => {
+        // Text, cells copied from a workbook and a calculator's result are
+        // all text on a clipboard.
+        "text_in_clipboard" | "table_in_clipboard" | "number_in_clipboard" => {
             probes.clipboard_text().is_some_and(|t| !t.is_empty())
         }
         _ => false,

@@ -398,8 +398,135 @@ pub fn walk(
         };
         copy_family(env, rules, &family, &inputs, &budget, &mut report)?;
     }
+    // An application that reads no file but works out what is typed into it
+    // (a calculator): its catalogue's entries, each copied once worked out.
+    if let (false, Some(copy)) = (
+        app.entries.is_empty(),
+        WalkRules::find(&rules.copy_items, &probe.menus),
+    ) {
+        compute_family(env, app, copy, &budget, &mut report)?;
+    }
     ctx.candidates(env, &others, &budget, &mut report)?;
     Ok(report)
+}
+
+/// The compute family: in a fresh desktop, type each of the catalogue's
+/// `entries` into `app` and Enter, then copy with `copy`; a run whose
+/// clipboard then holds a result ([`computed`]) is a demonstration. One
+/// subtask for all of them.
+fn compute_family(
+    env: &mut dyn Environment,
+    app: &AppEntry,
+    copy: &MenuPath,
+    budget: &Budget,
+    report: &mut WalkReport,
+) -> Result<(), EnvError> {
+    report.tried += 1;
+    let mut demos: Vec<(String, String, Vec<TrajectoryAction>)> = Vec::new();
+    for (i, entry) in app.entries.iter().enumerate() {
+        if budget.spent() {
+            report.dropped.push(format!(
+                "{}: {} of {} entries not tried, the walk's budget is spent",
+                copy.words(),
+                app.entries.len() - i,
+                app.entries.len()
+            ));
+            break;
+        }
+        let Some(mut rec) = open_input(env, app, None, None)? else {
+            continue;
+        };
+        rec.step(
+            keys(&format!("{}{{ENTER}}", typed_text(entry))),
+            &format!("I type {entry} and press Enter to work it out."),
+        )?;
+        if !rec.choose(copy, "put the result on the clipboard")? {
+            continue;
+        }
+        let clipboard = rec.env.probes().clipboard_text();
+        match clipboard.as_deref().and_then(|c| computed(entry, c)) {
+            Some(result) => demos.push((entry.clone(), result, rec.actions)),
+            None => report.dropped.push(format!(
+                "{}: {entry} left no result on the clipboard ({:?})",
+                copy.words(),
+                clipboard.unwrap_or_default()
+            )),
+        }
+    }
+    if demos.is_empty() {
+        return Ok(());
+    }
+    report.subtasks.push(compute_subtask(app, copy, &demos));
+    Ok(())
+}
+
+/// The result `app` put on the clipboard for `entry`: the clipboard's first
+/// line when it is a number (digits, with a sign, a point, a comma, an
+/// exponent) that is not the entry itself (nothing was worked out). None
+/// otherwise.
+fn computed(entry: &str, clipboard: &str) -> Option<String> {
+    let value = first_line(clipboard)?;
+    let numeric = value.chars().any(|c| c.is_ascii_digit())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | ',' | 'e' | 'E'));
+    let plain = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    (numeric && plain(value) != plain(entry)).then(|| value.to_string())
+}
+
+/// The subtask of the compute family's demonstrations: (entry, result,
+/// actions) each.
+fn compute_subtask(
+    app: &AppEntry,
+    copy: &MenuPath,
+    demos: &[(String, String, Vec<TrajectoryAction>)],
+) -> Subtask {
+    let template = format!(
+        "In {}, work out {{expression}} and copy the result with {}.",
+        app.name,
+        copy.words()
+    );
+    let params: Vec<ParameterSet> = demos
+        .iter()
+        .map(|(entry, result, _)| {
+            let mut p = ParameterSet::new();
+            p.insert("expression".into(), entry.clone());
+            p.insert("result".into(), result.clone());
+            p
+        })
+        .collect();
+    let check = |call: CheckCall, message: &str| Check {
+        call,
+        expect: true,
+        message: Some(message.to_string()),
+    };
+    let evaluation = Evaluation {
+        checks: vec![
+            check(
+                chosen_check(copy),
+                &format!("{} was not chosen", copy.words()),
+            ),
+            check(
+                CheckCall::CheckClipboardContains {
+                    text: "{result}".into(),
+                },
+                "the clipboard does not hold the result '{result}'",
+            ),
+        ],
+    };
+    let actions: Vec<Vec<TrajectoryAction>> = demos.iter().map(|d| d.2.clone()).collect();
+    assemble(
+        app,
+        Shape {
+            template,
+            params,
+            inputs: vec![],
+            // [`computed`] keeps only numbers.
+            outputs: vec!["number_in_clipboard".into()],
+            evaluation,
+        },
+        &actions,
+    )
 }
 
 /// The probe of `app`: from the cache when it holds one of the same program
@@ -2317,8 +2444,56 @@ mod tests {
             items: vec![],
             confirm_keys: vec![],
             ready_text: None,
+            entries: vec![],
             edits: true,
         }
+    }
+
+    #[test]
+    fn a_computed_result_is_a_number_other_than_the_entry() {
+        assert_eq!(computed("1234*56", "69104\n"), Some("69104".into()));
+        assert_eq!(computed("2^10", "  1024 "), Some("1024".into()));
+        assert_eq!(computed("1/8", "0.125"), Some("0.125".into()));
+        assert_eq!(computed("7-9", "-2"), Some("-2".into()));
+        // Nothing worked out: the entry itself, or no number at all.
+        assert_eq!(computed("42", "42"), None);
+        assert_eq!(computed("4 2", "42"), None);
+        assert_eq!(computed("1234*56", "1234*56"), None);
+        assert_eq!(computed("1/0", "inf"), None);
+        assert_eq!(computed("1+1", ""), None);
+        assert_eq!(computed("1+1", "Error"), None);
+    }
+
+    #[test]
+    fn a_computed_value_is_one_subtask_that_checks_the_clipboard() {
+        let mut app = entry();
+        app.name = "Galculator".into();
+        app.entries = vec!["1234*56".into(), "2^10".into()];
+        let copy = MenuPath::new("Edit", "Copy");
+        let demos = vec![
+            ("1234*56".to_string(), "69104".to_string(), vec![]),
+            ("2^10".to_string(), "1024".to_string(), vec![]),
+        ];
+        let s = compute_subtask(&app, &copy, &demos);
+        assert_eq!(
+            s.instruction_template,
+            "In Galculator, work out {expression} and copy the result with Edit > Copy."
+        );
+        assert!(s.input_resources.is_empty());
+        assert_eq!(s.output_resources, vec!["number_in_clipboard"]);
+        assert_eq!(s.available_parameters[1]["result"], "1024");
+        assert_eq!(
+            s.trajectories[0].instruction,
+            "In Galculator, work out 1234*56 and copy the result with Edit > Copy."
+        );
+        let apis: Vec<&str> = s
+            .evaluation
+            .unwrap()
+            .checks
+            .iter()
+            .map(|c| c.call.api_name())
+            .collect();
+        assert_eq!(apis, ["check_mouse_clicks", "check_clipboard_contains"]);
     }
 
     #[test]
