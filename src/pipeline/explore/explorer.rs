@@ -2220,8 +2220,10 @@ fn output_record(
             "{w}",
             "{w} for reference",
             "Reference: {w}",
-            "{w} file",
-            "{w} details",
+            // What the note is kept for, not that it holds a file: a reader
+            // found 'Launch deck details' holding no details.
+            "{w} to go over",
+            "{w}: open points",
         ],
         "calendar_event" => &[
             "{w} meeting",
