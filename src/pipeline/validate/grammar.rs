@@ -45,7 +45,7 @@
 //!   three or more steps that wait for nothing and come first in the order
 //!   (files made apart, then zipped or mailed together) opens with a goal
 //!   sentence counting them, and their sentences take no lead ("For the
-//!   summer trip, three things come first, in any order. Open ... . Open ...
+//!   summer trip, get three things ready first. Open ... . Open ...
 //!   . Open ... . Now, in Mail, ..."; the goal sentence takes one of the forms
 //!   of [`COME_FIRST`], so a dataset does not open every such task alike;
 //!   readers read "in any order. First, ... Fifth," as ordering words where
@@ -89,27 +89,27 @@ pub const COUNTS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
 /// The forms of the goal sentence of a task whose first steps are made apart
-/// and then gathered ("For the summer trip, three things come first, in any
-/// order."), as (words before the count, words after it): the count's
-/// sentences that follow wait for nothing, without a lead. Readers marked one
-/// opener repeated over a dataset as a template; each task takes one form
-/// ([`come_first`]).
+/// and then gathered ("For the summer trip, get three things ready first."),
+/// as (words before the count, words after it): the count's sentences that
+/// follow wait for nothing, without a lead. Readers marked one opener
+/// repeated over a dataset as a template, and "..., in any order" as the
+/// graph's words, not a person's; each task takes one form ([`come_first`]).
 pub const COME_FIRST: &[(&str, &str)] = &[
-    ("", "things come first, in any order"),
-    ("start with ", "things, in any order"),
-    ("there are ", "things to do first, in any order"),
-    ("", "things need doing first, in any order"),
+    ("get ", "things ready first"),
+    ("", "things come first"),
+    ("start with ", "things"),
+    ("prepare ", "things first"),
 ];
 
 /// The goal sentence's words after the purpose in form `form` (modulo the
-/// forms) for `count` starts: "start with three things, in any order".
+/// forms) for `count` starts: "get three things ready first".
 pub fn come_first(form: usize, count: usize) -> String {
     let (before, after) = COME_FIRST[form % COME_FIRST.len()];
     format!("{before}{} {after}", COUNTS[count - 2])
 }
 
 /// How many sentences a goal sentence in a form of [`COME_FIRST`] says wait
-/// for nothing ("three things come first, in any order" gives 3).
+/// for nothing ("get three things ready first" gives 3).
 pub fn gathered_count(goal: &str) -> Option<usize> {
     let goal = goal.trim().trim_end_matches('.').to_lowercase();
     COME_FIRST.iter().find_map(|(before, after)| {
