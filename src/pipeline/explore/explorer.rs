@@ -2438,11 +2438,13 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
     let bank: &[&str] = match f.as_str() {
         // A body names what it carries (its file's subject, or the topic of
         // several): a reader marked one stock line to Bob, Alice and Carol
-        // alike as a template's.
+        // alike as a template's. It claims nothing about the file (another
+        // took "the ... update we talked about" on a recipe exported as it
+        // was for a false claim).
         "body" | "message" => &[
-            "Hi, here is the latest on the {l}, as promised.",
+            "Hi, this is for the {l}, as promised.",
             "{w}: have a look when you get a chance.",
-            "Here is the {l} update we talked about.",
+            "Here is what we talked about for the {l}.",
             "About the {l}: let me know what you think.",
         ],
         // What one notes down in a note's body (not a greeting): about the
@@ -3214,7 +3216,7 @@ mod tests {
         values.insert("due".into(), "2026-12-05".into());
         assert_eq!(
             values["body"],
-            "Hi, here is the latest on the contact list, as promised."
+            "Hi, this is for the contact list, as promised."
         );
         // A body that repeats the subject gives way to a plain text.
         values.insert("body".into(), "Contact list draft".into());
