@@ -495,11 +495,6 @@ fn compute_subtask(
             p
         })
         .collect();
-    let check = |call: CheckCall, message: &str| Check {
-        call,
-        expect: true,
-        message: Some(message.to_string()),
-    };
     let evaluation = Evaluation {
         checks: vec![
             check(
@@ -893,11 +888,6 @@ fn copy_subtask(rules: &WalkRules, f: &CopyFamily<'_>, demos: &[CopyDemo]) -> Su
             p
         })
         .collect();
-    let check = |call: CheckCall, message: &str| Check {
-        call,
-        expect: true,
-        message: Some(message.to_string()),
-    };
     let evaluation = Evaluation {
         checks: vec![
             check(
@@ -1587,6 +1577,15 @@ fn new_path(a: &Attempt<'_>, native: Option<&str>) -> String {
     format!("{stem}_{}.{}", a.suffix, native.unwrap_or(&ext))
 }
 
+/// A check that must hold, with the message shown when it does not.
+fn check(call: CheckCall, message: &str) -> Check {
+    Check {
+        call,
+        expect: true,
+        message: Some(message.to_string()),
+    }
+}
+
 /// A path without its extension.
 fn stem_of(path: &str) -> &str {
     match path.rsplit_once('.') {
@@ -1778,20 +1777,15 @@ fn chosen_check(item: &MenuPath) -> CheckCall {
 /// Checks of the outcome: the new file exists (and holds the typed line), the
 /// item was chosen.
 fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
-    let check = |call: CheckCall, message: String| Check {
-        call,
-        expect: true,
-        message: Some(message),
-    };
     let mut checks = vec![check(
         chosen_check(cand),
-        format!("{} was not chosen", cand.words()),
+        &format!("{} was not chosen", cand.words()),
     )];
     checks.push(check(
         CheckCall::CheckFileExists {
             file_path: format!("{{{out_name}}}"),
         },
-        format!("'{{{out_name}}}' was not saved"),
+        &format!("'{{{out_name}}}' was not saved"),
     ));
     if edit {
         checks.push(check(
@@ -1799,7 +1793,7 @@ fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
                 file_path: format!("{{{out_name}}}"),
                 text: "{line}".into(),
             },
-            format!("'{{{out_name}}}' does not hold the line '{{line}}'"),
+            &format!("'{{{out_name}}}' does not hold the line '{{line}}'"),
         ));
     }
     Evaluation { checks }
