@@ -197,10 +197,10 @@ fn lines_are_subtasks_as_the_model_serializes_them() {
             s.application
         );
         assert!(catalog.categories.iter().any(|c| c == category));
-        // Nine parameter sets at most, twelve for a subtask that sends or
-        // files what it reads (a chain may end in it), spread over the
-        // desktop's topics (each topic's tasks need sets of their own).
-        assert!((1..=12).contains(&s.available_parameters.len()), "{}", s.id);
+        // Eighteen parameter sets at most, twenty-four for a subtask that
+        // sends or files what it reads (a chain may end in it), spread over
+        // the desktop's topics (each topic's tasks need sets of their own).
+        assert!((1..=24).contains(&s.available_parameters.len()), "{}", s.id);
         validate_subtask(&catalog, s).unwrap_or_else(|e| panic!("subtask {}: {e}", s.id));
         let checks = &s.evaluation.as_ref().expect("an evaluation").checks;
         // The coder checks the window, every typed value, every control the

@@ -45,16 +45,18 @@ const BUNDLE_TRIES: usize = 16;
 /// web page printed as text is no deliverable), so a topic offers several.
 const BUNDLE_PICKS: usize = 4;
 
-/// Parameter sets tried per proposal.
-const SETS_PER_SUBTASK: usize = 9;
+/// Parameter sets tried per proposal. The desktop has about 50 topics and a
+/// task keeps to one, so a subtask's sets are spread over them; twice the 9
+/// of the 20-topic desktop (issue 14: a pool with combinatorial reach).
+const SETS_PER_SUBTASK: usize = 18;
 /// Parameter sets tried for a subtask with two or more inputs: its inputs must
 /// keep to one topic, so more sets give the composer joins within every topic.
-const SETS_PER_JOIN: usize = 9;
+const SETS_PER_JOIN: usize = 18;
 
 /// Parameter sets tried for a subtask that only sends or files what it reads
 /// (a mail, a to-do): every chain of work may end in one, so it takes more of
 /// the files made.
-const SETS_PER_DELIVERY: usize = 12;
+const SETS_PER_DELIVERY: usize = 24;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {

@@ -2333,9 +2333,15 @@ fn visible(d: &dyn Replica, name: &str) -> bool {
     d.live().controls.iter().any(|c| c.name == name)
 }
 
+/// Wheel steps tried to scroll an item into view before giving up (the walk
+/// also stops when the list no longer scrolls): enough for a folder of a few
+/// hundred files (Documents holds about 70 since the desktop grew to 52 topics;
+/// 20 steps left 'travel_itinerary.docx' out of Archiver's reach).
+const SCROLL_STEPS: usize = 200;
+
 /// Clicks item `name` of List `list`, scrolling it into view.
 fn select_visible(d: &mut Runner, list: &str, name: &str) -> Result<(), RunFailure> {
-    for _ in 0..20 {
+    for _ in 0..SCROLL_STEPS {
         if visible(&*d.d, name) {
             return act(d, click(name));
         }
