@@ -2,6 +2,8 @@
 //! the action space and asserts the desktop state, the resource rules and the check
 //! APIs.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -34,6 +36,7 @@ fn act(call: ActionCall, text: &str) -> Action {
 }
 
 fn click(d: &mut SimDesktop, text: &str) -> StepOutcome {
+    common::reveal(d, text);
     let out = d.step(&act(
         ActionCall::ClickInput {
             button: "left".into(),
@@ -50,6 +53,7 @@ fn click(d: &mut SimDesktop, text: &str) -> StepOutcome {
 }
 
 fn dclick(d: &mut SimDesktop, text: &str) -> StepOutcome {
+    common::reveal(d, text);
     let out = d.step(&act(
         ActionCall::ClickInput {
             button: "left".into(),

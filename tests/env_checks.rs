@@ -1,6 +1,8 @@
 //! The check APIs, their evaluation (negation, placeholders, progress), the
 //! resource rules, wrong actions and the VFS boundary.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -33,6 +35,9 @@ fn step(
     label: Option<&str>,
     text: &str,
 ) -> synth::env::StepOutcome {
+    if label.is_none() && matches!(call, ActionCall::ClickInput { .. }) {
+        common::reveal(d, text);
+    }
     d.step(&Action {
         call,
         control_label: label.map(str::to_string),

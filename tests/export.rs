@@ -34,6 +34,15 @@ fn keys(control: &str, keys: &str) -> TrajectoryAction {
     }
 }
 
+/// Scrolls List `list` down by `dist` wheel steps (three rows each): the
+/// desktop's Documents folder is longer than an Open dialog shows.
+fn wheel(list: &str, dist: i32) -> TrajectoryAction {
+    TrajectoryAction {
+        call: ActionCall::WheelMouseInput { wheel_dist: dist },
+        ..click(list)
+    }
+}
+
 fn thought(mut a: TrajectoryAction, t: &str) -> TrajectoryAction {
     a.thought = t.into();
     a
@@ -121,6 +130,7 @@ fn subs() -> Vec<Sub> {
                 thought(click("Start"), "Sheets is not open yet, so I open the start menu."),
                 click("Sheets"),
                 click("Open"),
+                wheel("Files", 10),
                 dclick("team_budget.xlsx"),
                 click("Copy Table"),
             ],
@@ -174,6 +184,7 @@ fn subs() -> Vec<Sub> {
                 click("Start"),
                 click("Writer"),
                 click("Open"),
+                wheel("Files", 2),
                 click("quarterly_report.docx"),
                 click("Open file"),
                 click("Page"),
@@ -523,9 +534,9 @@ fn manifest_counts_and_default_folder() {
     assert!(stdout.contains("steps/s"), "{stdout}");
     let dir = ws.file("generated/export/grounding");
     let m = json(&dir.join("export.json"));
-    // task-a: 11 actions, task-b: 9 actions; n + 1 images each.
-    assert_eq!(m["steps"], 20);
-    assert_eq!(m["images"], 22);
+    // task-a: 12 actions, task-b: 10 actions; n + 1 images each.
+    assert_eq!(m["steps"], 22);
+    assert_eq!(m["images"], 24);
     assert_eq!(m["tasks"], 2);
     assert_eq!(m["trajectories"], 2);
     let skipped = m["skipped"].as_array().unwrap();
@@ -535,7 +546,7 @@ fn manifest_counts_and_default_folder() {
             .any(|s| s.as_str().unwrap().contains("task-c")),
         "{skipped:?}"
     );
-    for k in 0..=11 {
+    for k in 0..=12 {
         assert!(
             is_png(&dir.join(format!("images/tasks/task-a_0/{k}.png"))),
             "{k}"
@@ -550,7 +561,7 @@ fn sharegpt_follows_llama_factory_rules() {
     let data = json(&dir.join("data.json"));
     let records = data.as_array().unwrap();
     // One example per step plus a closing one per trajectory.
-    assert_eq!(records.len(), 11 + 1 + 9 + 1);
+    assert_eq!(records.len(), 12 + 1 + 10 + 1);
     for r in records {
         let images = r["images"].as_array().unwrap();
         let messages = r["messages"].as_array().unwrap();
@@ -580,7 +591,7 @@ fn sharegpt_follows_llama_factory_rules() {
     assert_eq!(entry["columns"]["images"], "images");
     assert_eq!(entry["tags"]["assistant_tag"], "assistant");
     // The last example of a trajectory finishes it.
-    let last = &records[11]["messages"][1]["content"];
+    let last = &records[12]["messages"][1]["content"];
     let answer: Value = serde_json::from_str(last.as_str().unwrap()).unwrap();
     assert_eq!(answer["Status"], "FINISH");
 }
@@ -641,12 +652,12 @@ fn openai_is_valid_by_default_with_data_urls_and_no_image_folder() {
         &["--format", "openai", "--actions", "pyautogui"],
     );
     let lines = jsonl(&dir.join("data.jsonl"));
-    assert_eq!(lines.len(), 22);
+    assert_eq!(lines.len(), 24);
     assert_openai_rules(&lines, |u| u.starts_with("data:image/png;base64,"));
     assert!(!dir.join("images").exists(), "an unused images/ folder");
     let m = json(&dir.join("export.json"));
     assert_eq!(m["image_paths"], "data-url");
-    assert_eq!(m["images"], 22);
+    assert_eq!(m["images"], 24);
     let first = lines[0]["messages"][2]["content"].as_str().unwrap();
     assert!(
         first.starts_with("Thought: Sheets is not open yet"),
@@ -997,7 +1008,7 @@ fn idm_rows_are_agent_studio_inverse_actions() {
     let ws = dataset();
     let dir = export(&ws, "out/idm", &["--format", "idm"]);
     let rows = jsonl(&dir.join("idm.jsonl"));
-    assert_eq!(rows.len(), 20);
+    assert_eq!(rows.len(), 22);
     for r in &rows {
         let mut k = field_names(r);
         k.sort();

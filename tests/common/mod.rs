@@ -124,3 +124,47 @@ pub fn x11_available(programs: &[&str]) -> bool {
         }
     }
 }
+
+/// Scrolls the list that holds item `name` until the item is on screen, as a
+/// person would before clicking it: wheel steps on each List of the screen in
+/// turn, down and then up, until the item shows or the list scrolls no further. Does nothing when
+/// the item is already visible or no list holds it. The desktop's Documents
+/// folder is longer than an Open dialog shows.
+pub fn reveal(d: &mut synth::env::SimDesktop, name: &str) {
+    let visible = |d: &synth::env::SimDesktop| {
+        d.live()
+            .controls
+            .iter()
+            .any(|c| c.name == name || c.info.control_text == name)
+    };
+    if visible(d) {
+        return;
+    }
+    let lists: Vec<String> = d
+        .live()
+        .controls
+        .iter()
+        .filter(|c| c.info.control_type == "List")
+        .map(|c| c.name.clone())
+        .collect();
+    for (list, dist) in lists.iter().flat_map(|l| [(l, 1), (l, -1)]) {
+        loop {
+            let out = d.step(&synth::model::Action {
+                call: synth::model::ActionCall::WheelMouseInput { wheel_dist: dist },
+                control_label: None,
+                control_text: list.clone(),
+            });
+            if visible(d) {
+                return;
+            }
+            let stuck = out
+                .observation
+                .feedback
+                .as_deref()
+                .is_none_or(|f| f.contains("cannot scroll further"));
+            if !out.ok || stuck {
+                break;
+            }
+        }
+    }
+}
