@@ -199,6 +199,9 @@ impl OfflineExplorer {
         used_inputs: &mut BTreeMap<String, usize>,
     ) -> Option<(SubtaskProposal, Vec<Resource>)> {
         let Attempt { plan, presets } = attempt;
+        // A bundle has one preset per topic that fills it; it keeps a
+        // delivery's share, like any subtask that sends what it reads.
+        let presets = &presets[..presets.len().min(SETS_PER_DELIVERY)];
         let h = seed ^ hash64(&plan.base_template());
         let hs = (h % 10_007) as usize;
         // Candidates of every input slot.
