@@ -439,6 +439,11 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                     "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
                 ))
             }
+            _ if unreadable_text(&err) => {
+                err.context(format!(
+                    "the store {store} is damaged; restore it from a copy, or start a new store with another --db"
+                ))
+            }
             _ if caused_by_io(&err, std::io::ErrorKind::StorageFull) => err.context(
                 "the disk is full; free some space and run again (what was stored stays \
                  stored, and files being replaced keep their previous version)",
@@ -456,6 +461,20 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
     }
     result
+}
+
+/// Did the failed command read stored text that is not UTF-8? synth writes
+/// only UTF-8, so such text is a damaged page SQLite did not notice (noise in
+/// a record's body reads as text of the wrong encoding).
+fn unreadable_text(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|cause| match cause.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::Utf8Error(..)) => true,
+            Some(rusqlite::Error::FromSqlConversionFailure(_, _, source)) => {
+                source.downcast_ref::<std::str::Utf8Error>().is_some()
+            }
+            _ => false,
+        })
 }
 
 /// The code of the SQLite error in the chain of a failed command, if any: a full
