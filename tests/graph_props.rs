@@ -815,6 +815,7 @@ fn tasks_already_in_the_dataset_count_toward_the_subtask_cap() {
         .chain((0..80).map(|k| (most + 1 + k % 50) % pool.subtasks().len()))
         .collect();
     let mut made = Vec::new();
+    let prior = synth::graph::Prior::of_nodes(prior);
     synth::graph::compose_balanced(&pool, &scopes, &s, &prior, |t| {
         made.push(t.to_task(&pool, &s))
     })

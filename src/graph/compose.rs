@@ -107,8 +107,15 @@ const DRAWS: usize = 24;
 /// Side-work roots drawn per growth step when a slot may use them.
 const SIDE_DRAWS: usize = 12;
 /// Most tasks of a request that start from the same desktop files, as a share of
-/// the tasks asked for (at least one; relaxed like the subtask cap).
-const MAX_START_SHARE: f64 = 0.05;
+/// the tasks asked for (at least one; relaxed like the subtask cap): one in a
+/// default run of 40 (reader r70 rejected two such pairs of 45 tasks as near
+/// duplicates: the product shot cropped or brightened, each put into the same
+/// brief and deck).
+const MAX_START_SHARE: f64 = 0.025;
+/// Every this many failed attempts of one slot, its cap on tasks that start
+/// from the same desktop files grows by its base value: late, for a repeat
+/// with another edit of the same files reads as the same task.
+const START_RELAX_AFTER: u32 = 6 * RELAX_AFTER;
 /// Largest share of a request's nodes one subtask may take (see the module docs).
 pub const MAX_SUBTASK_SHARE: f64 = 0.05;
 /// Every this many failed attempts of one slot, its subtask cap grows by the base
@@ -457,14 +464,50 @@ pub fn compose_with<F: FnMut(CompactTask)>(
     spec: &ComposeSpec,
     sink: F,
 ) -> Result<ComposeSummary, ComposeError> {
-    compose_balanced(pool, scopes, spec, &[], sink)
+    compose_balanced(pool, scopes, spec, &Prior::default(), sink)
 }
 
-/// [`compose_with`] for a dataset that already holds tasks: `prior` lists the
-/// subtask (index into `pool.subtasks()`) of each of their nodes. Those count
-/// toward the per-subtask cap ([`MAX_SUBTASK_SHARE`] of all nodes), also for a
-/// request with level targets or a capability, so a few tasks composed for a
-/// missing level do not pile onto the subtasks the dataset already leans on.
+/// The tasks a dataset already holds, as [`compose_balanced`] counts them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prior {
+    /// The subtask (index into `pool.subtasks()`) of each of their nodes.
+    pub nodes: Vec<usize>,
+    /// The desktop files each task starts from ([`start_key`]; tasks whose
+    /// nodes are not all instances of the pool are left out).
+    pub starts: Vec<Box<[u32]>>,
+}
+
+impl Prior {
+    /// Prior tasks known only by their nodes' subtasks.
+    pub fn of_nodes(nodes: Vec<usize>) -> Prior {
+        Prior {
+            nodes,
+            starts: Vec::new(),
+        }
+    }
+}
+
+/// The desktop files a task of these instances starts from: what tells near
+/// repeats apart (the beach photo flipped, captioned or resized, each pasted
+/// into the itinerary, are one task four times over to a reader).
+pub fn start_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
+    let mut key: Vec<u32> = instances
+        .iter()
+        .flat_map(|&i| pool.slim[i as usize].inputs.iter().copied())
+        .filter(|&r| pool.initial[r as usize] && is_file(pool, r))
+        .collect();
+    key.sort_unstable();
+    key.dedup();
+    key.into_boxed_slice()
+}
+
+/// [`compose_with`] for a dataset that already holds tasks (`prior`). Their
+/// nodes count toward the per-subtask cap ([`MAX_SUBTASK_SHARE`] of all
+/// nodes), and their desktop files toward the cap on tasks that start from the
+/// same files ([`MAX_START_SHARE`]), also for a request with level targets or
+/// a capability: a few tasks composed for a missing level do not pile onto the
+/// subtasks the dataset already leans on, nor repeat one of its tasks with
+/// another edit of the same files.
 ///
 /// # Errors
 /// See [`compose_with`].
@@ -472,7 +515,7 @@ pub fn compose_balanced<F: FnMut(CompactTask)>(
     pool: &Pool<'_>,
     scopes: &[Scope],
     spec: &ComposeSpec,
-    prior: &[usize],
+    prior: &Prior,
     mut sink: F,
 ) -> Result<ComposeSummary, ComposeError> {
     let plan = Plan::new(spec, pool.catalog())?;
@@ -1205,6 +1248,10 @@ struct Usage {
     /// Tasks accepted so far by the desktop files they start from (sorted
     /// resource ids; tasks that start from no desktop file are not counted).
     starts: HashMap<Box<[u32]>, u32>,
+    /// Desktop files the pool's subtasks read: a pool with fewer than the
+    /// tasks asked for cannot start each from files of its own, so its cap on
+    /// tasks of one start relaxes as early as the subtask cap.
+    start_files: usize,
     /// Tasks the request asks for.
     count: usize,
     /// Does the request spread over subtasks and applications? Not when it names
@@ -1232,6 +1279,7 @@ impl Usage {
             nodes: 0,
             floor: spec.min_nodes.max(1).saturating_mul(spec.count),
             starts: HashMap::new(),
+            start_files: start_key(pool, &(0..pool.len() as u32).collect::<Vec<_>>()).len(),
             count: spec.count,
             on: spec.targets.is_empty() && spec.capability.is_none(),
             capped: false,
@@ -1239,37 +1287,27 @@ impl Usage {
         }
     }
 
-    /// Counts the nodes of tasks already in the dataset (their subtask indices)
-    /// and turns the per-subtask cap on.
-    fn seed(&mut self, prior: &[usize]) {
-        for &s in prior {
+    /// Counts the nodes and desktop files of tasks already in the dataset and
+    /// turns the caps on.
+    fn seed(&mut self, prior: &Prior) {
+        for &s in &prior.nodes {
             if let Some(c) = self.subtask.get_mut(s) {
                 *c += 1;
             }
         }
-        self.nodes += prior.len();
-        self.floor += prior.len();
-        self.prior += prior.len();
-        self.capped |= !prior.is_empty();
+        for key in prior.starts.iter().filter(|k| !k.is_empty()) {
+            *self.starts.entry(key.clone()).or_default() += 1;
+        }
+        let n = prior.nodes.len();
+        self.nodes += n;
+        self.floor += n;
+        self.prior += n;
+        self.capped |= n > 0;
     }
 
     /// Does any cap apply to this request?
     fn caps(&self) -> bool {
         self.on || self.capped
-    }
-
-    /// The desktop files a task of these instances starts from: what tells near
-    /// repeats apart (the beach photo flipped, captioned or resized, each pasted
-    /// into the itinerary, are one task four times over to a reader).
-    fn start_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
-        let mut key: Vec<u32> = instances
-            .iter()
-            .flat_map(|&i| pool.slim[i as usize].inputs.iter().copied())
-            .filter(|&r| pool.initial[r as usize] && is_file(pool, r))
-            .collect();
-        key.sort_unstable();
-        key.dedup();
-        key.into_boxed_slice()
     }
 
     /// Most nodes one subtask may have once the request holds `nodes` nodes, for a
@@ -1304,11 +1342,11 @@ impl Usage {
         if !self.caps() {
             return false;
         }
-        let key = Usage::start_key(pool, instances);
+        let key = start_key(pool, instances);
         let start_cap = ((MAX_START_SHARE * self.count as f64).floor() as u32)
             .max(1)
-            .saturating_mul(1 + tries / RELAX_AFTER);
-        if self.on && !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
+            .saturating_mul(1 + tries / self.start_relax_after());
+        if !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
             return true;
         }
         let cap = self.cap(self.nodes + instances.len(), tries);
@@ -1322,13 +1360,24 @@ impl Usage {
         })
     }
 
+    /// Failed attempts of a slot after which its start cap grows by its base
+    /// value ([`START_RELAX_AFTER`], or [`RELAX_AFTER`] for a pool with fewer
+    /// desktop files than tasks asked for).
+    fn start_relax_after(&self) -> u32 {
+        if self.start_files >= self.count {
+            START_RELAX_AFTER
+        } else {
+            RELAX_AFTER
+        }
+    }
+
     fn add(&mut self, pool: &Pool<'_>, instances: &[u32]) {
         for &i in instances {
             self.subtask[pool.instance(i as usize).subtask] += 1;
             self.app[pool.slim[i as usize].app as usize] += 1;
         }
         self.nodes += instances.len();
-        let key = Usage::start_key(pool, instances);
+        let key = start_key(pool, instances);
         if !key.is_empty() {
             *self.starts.entry(key).or_default() += 1;
         }
@@ -3053,7 +3102,7 @@ mod tests {
             .chain((0..92).map(|k| 1 + k % 50))
             .collect();
         let mut usage = Usage::new(&pool, &spec);
-        usage.seed(&prior);
+        usage.seed(&Prior::of_nodes(prior));
         // One more two-node task makes 98 nodes: a fifth use would be 5.1 %,
         // however many nodes the request hoped to add (its floor, 102).
         assert_eq!(usage.cap(98, 0), 4);
@@ -3061,5 +3110,52 @@ mod tests {
         // A first request still counts on the nodes it asks for.
         let fresh = Usage::new(&pool, &ComposeSpec { count: 40, ..spec });
         assert_eq!(fresh.cap(10, 0), 4);
+    }
+
+    #[test]
+    fn a_top_up_does_not_start_from_the_files_a_stored_task_started_from() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        use crate::resources::Resource;
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["doc".into()];
+        // Two edits of the notes on the desktop.
+        let subs = vec![
+            subtask(
+                "bold",
+                "Writer",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/notes.doc"), ("img", "/h/bold.png")]],
+            ),
+            subtask(
+                "italic",
+                "Writer",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/notes.doc"), ("img", "/h/italic.png")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> =
+            [Resource::new("doc", Some("/h/notes.doc".into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let i = pool.find(&subs[1].id, 0).unwrap() as u32;
+        assert!(!start_key(&pool, &[i]).is_empty());
+        let spec = ComposeSpec {
+            count: 1,
+            ..ComposeSpec::default()
+        };
+        let mut usage = Usage::new(&pool, &spec);
+        assert!(!usage.overuses(&pool, &[i], 0));
+        // A stored task (of some other subtask) started from the same files:
+        // another edit of them reads as the same task.
+        let bold = pool.find(&subs[0].id, 0).unwrap() as u32;
+        usage.seed(&Prior {
+            nodes: vec![pool.instance(bold as usize).subtask],
+            starts: vec![start_key(&pool, &[bold])],
+        });
+        assert!(usage.overuses(&pool, &[i], 0));
+        assert!(usage.overuses(&pool, &[i], START_RELAX_AFTER - 1));
+        // A slot that keeps failing lets one more in, late.
+        assert!(!usage.overuses(&pool, &[i], START_RELAX_AFTER));
     }
 }

@@ -423,7 +423,7 @@ pub fn run(
     let prior = if args.balance_with_store {
         stored_nodes(cx, &pool)?
     } else {
-        Vec::new()
+        graph::Prior::default()
     };
     let (added, summary, drift) = compose_into_store(
         cx.store,
@@ -506,7 +506,7 @@ pub fn compose_into_store(
     scopes: &[Scope],
     spec: &ComposeSpec,
     version: &NewVersion<'_>,
-    prior: &[usize],
+    prior: &graph::Prior,
     jobs: usize,
     progress: impl Fn() + Sync,
 ) -> Result<
@@ -559,23 +559,36 @@ pub fn compose_into_store(
     Ok((added, summary, drift))
 }
 
-/// The subtask (index into `pool.subtasks()`) of every node of every stored
-/// task, for [`graph::compose_balanced`]; nodes of subtasks no longer in the pool
-/// are left out.
-fn stored_nodes(cx: &StageContext<'_>, pool: &graph::Pool<'_>) -> Result<Vec<usize>, StoreError> {
+/// The stored tasks as [`graph::compose_balanced`] counts them: the subtask
+/// (index into `pool.subtasks()`) of every node, and the desktop files each
+/// task starts from. Nodes of subtasks no longer in the pool are left out, and
+/// so is the start of a task with such a node.
+fn stored_nodes(cx: &StageContext<'_>, pool: &graph::Pool<'_>) -> Result<graph::Prior, StoreError> {
     let index: std::collections::HashMap<&str, usize> = pool
         .subtasks()
         .iter()
         .enumerate()
         .map(|(i, s)| (s.id.0.as_str(), i))
         .collect();
-    Ok(cx
-        .store
-        .tasks(None)?
-        .iter()
-        .flat_map(|t| t.task.nodes.values())
-        .filter_map(|n| index.get(n.subtask_id.0.as_str()).copied())
-        .collect())
+    let mut prior = graph::Prior::default();
+    for t in cx.store.tasks(None)? {
+        let nodes = t.task.nodes.values();
+        prior.nodes.extend(
+            nodes
+                .clone()
+                .filter_map(|n| index.get(n.subtask_id.0.as_str()).copied()),
+        );
+        let instances: Option<Vec<u32>> = nodes
+            .map(|n| {
+                pool.find(&n.subtask_id, n.parameter_index)
+                    .map(|i| i as u32)
+            })
+            .collect();
+        if let Some(instances) = instances {
+            prior.starts.push(graph::start_key(pool, &instances));
+        }
+    }
+    Ok(prior)
 }
 
 /// Why no intent scope is usable, following what the intents stage did: it never

@@ -243,8 +243,16 @@ fn measure(
             label: "perf",
             run: None,
         };
-        let (added, summary, _drift) =
-            compose_into_store(&store, pool, &scopes, &spec, &version, &[], cfg.jobs, || {})?;
+        let (added, summary, _drift) = compose_into_store(
+            &store,
+            pool,
+            &scopes,
+            &spec,
+            &version,
+            &graph::Prior::default(),
+            cfg.jobs,
+            || {},
+        )?;
         let out = dir.join("tasks.jsonl");
         write_store_tasks(&store, &out)?;
         let seconds = started.elapsed().as_secs_f64();
