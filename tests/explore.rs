@@ -406,11 +406,27 @@ fn run_subtask(
     s: &Subtask,
 ) -> Option<Box<dyn synth::env::Replica>> {
     let app = &base.spec(&s.application)?.spec;
-    let plan = paths::plans(app, catalog).into_iter().find(|p| {
+    let matches = |p: &paths::Plan| {
         let b = p.base_template();
         s.instruction_template == format!("{b}.")
             || s.instruction_template
                 .starts_with(&format!("{b}{}", paths::COMPUTED_LEAD))
+    };
+    let plans = paths::plans(app, catalog);
+    // A bundle (several applications' files in one mail or archive) is a
+    // variant of the plan that gathers its first kind.
+    let mut kinds: Vec<String> = s
+        .input_resources
+        .iter()
+        .map(|r| synth::resources::split_slot(r).0.to_string())
+        .filter(|k| catalog.kinds.get(k).is_some_and(|k| k.is_path()))
+        .collect();
+    kinds.sort();
+    let plan = plans.iter().find(|p| matches(p)).cloned().or_else(|| {
+        plans
+            .iter()
+            .filter_map(|p| paths::bundle_variant(app, p, &kinds))
+            .find(|p| matches(p))
     })?;
     let params = &s.available_parameters[0];
     let mut start = base.fork();
