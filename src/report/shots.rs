@@ -106,7 +106,10 @@ fn call_text(a: &TrajectoryAction) -> String {
             button
         ),
         ActionCall::WheelMouseInput { wheel_dist } => format!("scroll {wheel_dist}{on}"),
-        ActionCall::KeyboardInput { keys } => format!("type '{keys}'{on}"),
+        // The text typed, not its key notation ('4*16+2', not '4*16{+}2').
+        ActionCall::KeyboardInput { keys } => {
+            format!("type '{}'{on}", crate::env::sim::keys_as_text(keys))
+        }
     }
 }
 
@@ -287,6 +290,14 @@ mod tests {
             control_label: None,
         };
         assert_eq!(describe(&a), "double left click on 'Writer'");
+        let typed = TrajectoryAction {
+            call: ActionCall::KeyboardInput {
+                keys: "4*16{+}2*32".into(),
+            },
+            control_text: "Display".into(),
+            ..a
+        };
+        assert_eq!(describe(&typed), "type '4*16+2*32' on 'Display'");
     }
 
     #[test]

@@ -639,6 +639,20 @@ pub enum KeyToken {
     Combo(String),
 }
 
+/// The text keys in pywinauto notation type, when they only type text (`cat
+/// {~}/a.txt` types `cat ~/a.txt`, `4*16{+}2` types `4*16+2`): what a person
+/// reading a step types. Keys with a combination or a named key stay as written.
+pub fn keys_as_text(keys: &str) -> String {
+    let mut text = String::with_capacity(keys.len());
+    for t in parse_keys(keys) {
+        match t {
+            KeyToken::Char(c) => text.push(c),
+            KeyToken::Combo(_) => return keys.to_string(),
+        }
+    }
+    text
+}
+
 /// Splits pywinauto key notation: `^x` ctrl, `%x` alt, `+x` shift, `{NAME}` named
 /// keys, `{{}` / `{}}` literal braces, `~` enter; anything else is a typed character.
 pub fn parse_keys(keys: &str) -> Vec<KeyToken> {

@@ -162,19 +162,9 @@ fn action_phrase(action: &TrajectoryAction, control: &str) -> String {
     }
 }
 
-/// The text keys in pywinauto notation type, when they only type text (`cat
-/// {~}/a.txt` types `cat ~/a.txt`): a reader of the steps types what they say.
-/// Keys with a combination or a named key stay as written.
+/// The text the keys type: a reader of the steps types what they say.
 fn literal(keys: &str) -> String {
-    let tokens = crate::env::sim::parse_keys(keys);
-    let mut text = String::with_capacity(keys.len());
-    for t in tokens {
-        match t {
-            crate::env::sim::KeyToken::Char(c) => text.push(c),
-            crate::env::sim::KeyToken::Combo(_) => return keys.to_string(),
-        }
-    }
-    text
+    crate::env::sim::keys_as_text(keys)
 }
 
 /// pywinauto key notation (`^s`, `{ENTER}`, `%{F4}`) rather than text to type.
