@@ -234,8 +234,8 @@ mod tests {
     use crate::model::SubtaskId;
     use crate::resources::KindSpec;
 
-    #[test]
-    fn an_edit_beside_a_read_of_the_same_file_clashes() {
+    /// The tiny catalogue with a `pdf` file kind.
+    fn pdf_catalog() -> crate::resources::Catalog {
         let mut cat = tiny_catalog();
         cat.kinds.insert(
             "pdf".into(),
@@ -262,6 +262,12 @@ mod tests {
                 quoted: false,
             },
         );
+        cat
+    }
+
+    #[test]
+    fn an_edit_beside_a_read_of_the_same_file_clashes() {
+        let cat = pdf_catalog();
         let p = |v: &'static str| -> Vec<(&'static str, &'static str)> { vec![("pdf", v)] };
         let (x, y) = (p("/x.pdf"), p("/y.pdf"));
         let subs = vec![
@@ -378,5 +384,45 @@ mod tests {
         assert!(pool.depends_on(r, e));
         assert!(clashes(&pool, &[e, r]).is_empty());
         assert!(clash_pair(&pool, e as u32, r as u32));
+    }
+
+    #[test]
+    fn two_makers_of_one_file_clash() {
+        let cat = pdf_catalog();
+        let subs = vec![
+            subtask(
+                "sheet",
+                "Sheets",
+                &["img"],
+                &["pdf"],
+                &[&[("img", "/a"), ("pdf", "/out.pdf")]],
+            ),
+            subtask(
+                "print",
+                "Text Editor",
+                &["img"],
+                &["pdf"],
+                &[&[("img", "/b"), ("pdf", "/out.pdf")]],
+            ),
+            subtask(
+                "other",
+                "Writer",
+                &["img"],
+                &["pdf"],
+                &[&[("img", "/a"), ("pdf", "/else.pdf")]],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let (sheet, print, other) = (find("sheet"), find("print"), find("other"));
+        assert!(clash_pair(&pool, sheet as u32, print as u32));
+        assert!(!clash_pair(&pool, sheet as u32, other as u32));
+        let found = clashes(&pool, &[sheet, print]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, ClashKind::BothMake);
+        assert_eq!(
+            found[0].resource,
+            Resource::new("pdf", Some("/out.pdf".into()))
+        );
     }
 }

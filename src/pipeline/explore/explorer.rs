@@ -2772,6 +2772,42 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_conversion_takes_the_name_another_application_gave_it() {
+        let csv = "/home/user/Documents/expense_ledger.csv";
+        let pdf = "/home/user/Documents/expense_ledger.pdf";
+        let known = [KnownResource {
+            kind: "pdf_path".into(),
+            parameter: Some(pdf.into()),
+            source: "Text Editor".into(),
+            readers: 0,
+            shows: None,
+            depth: 2,
+            copied_beside: false,
+            packs: 0,
+            converted_only: false,
+            made_from: vec![csv.into()],
+        }];
+        let from = BTreeSet::from([csv]);
+        assert!(converted_before(&known, "pdf_path", "Sheets", pdf, &from));
+        assert!(
+            !converted_before(&known, "pdf_path", "Text Editor", pdf, &from),
+            "its own maker names its next file anew"
+        );
+        let more = BTreeSet::from([csv, "/home/user/Pictures/chart.png"]);
+        assert!(
+            !converted_before(&known, "pdf_path", "Sheets", pdf, &more),
+            "made from more than the ledger: another thing"
+        );
+        assert!(!converted_before(
+            &known,
+            "pdf_path",
+            "Sheets",
+            pdf,
+            &BTreeSet::new()
+        ));
+    }
+
+    #[test]
     fn a_made_file_is_about_the_file_it_was_made_from() {
         let known = |v: &str| KnownResource {
             kind: "csv_path".into(),
