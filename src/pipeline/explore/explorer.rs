@@ -141,7 +141,10 @@ impl OfflineExplorer {
         let mut used_inputs: BTreeMap<String, usize> = BTreeMap::new();
         let mut bundled = 0;
         for (plan, presets) in ordered {
-            if out.len() >= req.max_subtasks {
+            // Bundles come on top of the proposals asked for: they made
+            // Mail's 22 proposals all but six bundles, and no single mail
+            // then sent an archive, the end of the longest chains.
+            if out.len() - bundled >= req.max_subtasks {
                 break;
             }
             if !presets.is_empty() && bundled >= BUNDLE_PLANS {
@@ -1594,8 +1597,8 @@ fn input_slots_files_first(plan: &Plan) -> Vec<&paths::Slot> {
 
 /// The input slots whose content the plan's edits change, as the composer
 /// reads them: its one file; of several, those of a kind it saves (the
-/// document a picture goes into, not the picture); with no file, every input
-/// (the page a browser prints).
+/// document a picture goes into, not the picture), or the first when none of
+/// their kinds is saved; with no file, every input (the page a browser prints).
 fn edited_slots(plan: &Plan) -> Vec<&str> {
     let files: Vec<&paths::Slot> = plan
         .slots
@@ -1615,11 +1618,21 @@ fn edited_slots(plan: &Plan) -> Vec<&str> {
             .map(|s| s.name.as_str())
             .collect(),
         1 => vec![files[0].name.as_str()],
-        _ => files
-            .into_iter()
-            .filter(|s| matches!(&s.role, SlotRole::InputPath { kind } if saved(kind)))
-            .map(|s| s.name.as_str())
-            .collect(),
+        _ => {
+            let kept: Vec<&str> = files
+                .iter()
+                .filter(|s| matches!(&s.role, SlotRole::InputPath { kind } if saved(kind)))
+                .map(|s| s.name.as_str())
+                .collect();
+            if kept.is_empty() {
+                // Nothing of their kinds is saved (a picture put into a speech
+                // that is then exported as a PDF): the file opened first is
+                // the one the edits change.
+                vec![files[0].name.as_str()]
+            } else {
+                kept
+            }
+        }
     }
 }
 
