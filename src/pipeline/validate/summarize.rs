@@ -665,7 +665,13 @@ fn natural_body(
                 NEXT_LEADS[(p - 1) % NEXT_LEADS.len()]
             };
             format!("{lead} {}", text::decapitalize(clause))
-        } else if said_by_names(rel, order, clauses, p, &preds) {
+        } else if (!gathers || preds.contains(&order[p - 1]))
+            && said_by_names(rel, order, clauses, p, &preds)
+        {
+            // (After a counted goal sentence, a step that goes on from one of
+            // the counted things names what it waits for, "Once '...' is
+            // ready,": an "Also," read to reader r72 as a thing the count
+            // left out.)
             // The names in the clause say what it waits for ("Now, mail
             // '/home/user/shot.png' to ...": the screenshot saved earlier);
             // "Also," when the sentence before is no part of it, so no order
@@ -938,6 +944,11 @@ mod tests {
         assert_eq!(order, [0, 2, 3, 1, 4]);
         let body = natural_body(&branch, &order, &clauses, Some("for the trip")).unwrap();
         assert!(counted(&body), "{body}");
+        // Not "Also,": after the count, that read as a fourth thing (r72).
+        assert!(
+            !body.contains("Also,") && body.contains("is ready, "),
+            "{body}"
+        );
         let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
         let mut edges = parsed.edges.clone();
         edges.sort_unstable();
