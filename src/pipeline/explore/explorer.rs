@@ -553,8 +553,22 @@ impl OfflineExplorer {
                         // change to the first file.
                         // When that name is taken, it says what it holds
                         // ('summer_trip_files.zip'), not that it was revised.
+                        // When that name is taken too, it says what it holds
+                        // ('cycling_images.zip'), not a version word
+                        // ('cycling_v2.zip' read as a second version).
                         let subject = self.bundles(kind, plan, &values).unwrap_or_default();
-                        let tags = ["files".to_string(), "bundle".to_string()];
+                        let packed: Vec<&str> = plan
+                            .slots
+                            .iter()
+                            .filter(|s| values.contains_key(&s.name))
+                            .filter_map(|s| match &s.role {
+                                SlotRole::InputPath { kind } => Some(kind.as_str()),
+                                _ => None,
+                            })
+                            .collect();
+                        let mut tags: Vec<String> =
+                            holds_tag(&self.catalog, &packed).into_iter().collect();
+                        tags.extend(["files".to_string(), "bundle".to_string()]);
                         // Files from several folders are packed where the kind
                         // goes (the Documents folder), not beside the first.
                         let folders: BTreeSet<&str> = plan
@@ -1706,6 +1720,39 @@ fn packs_of(name: &str, known: &[KnownResource]) -> u32 {
         .map_or(0, |r| r.packs)
 }
 
+/// What an archive of files of `kinds` holds, as a name tag: the kinds'
+/// words from their phrases in resources.toml ("the image '{}'" gives
+/// 'images', "the calendar file '{}'" gives 'calendar'), one word when
+/// they share it, two joined by 'and' ('pdfs_and_images'), else none.
+fn holds_tag(catalog: &Catalog, kinds: &[&str]) -> Option<String> {
+    let word = |kind: &str| -> Option<String> {
+        let phrase = catalog.kinds.get(kind)?.phrase.as_deref()?;
+        let words: Vec<&str> = phrase
+            .trim_end_matches("'{}'")
+            .split_whitespace()
+            .filter(|w| *w != "the")
+            .collect();
+        match words.as_slice() {
+            [.., before, "file"] => Some(before.to_lowercase()),
+            [.., last] => Some(format!("{}s", last.to_lowercase())),
+            [] => None,
+        }
+    };
+    let mut words: Vec<String> = Vec::new();
+    for k in kinds {
+        let w = word(k)?;
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
+    words.sort();
+    match words.as_slice() {
+        [one] => Some(one.clone()),
+        [a, b] => Some(format!("{a}_and_{b}")),
+        _ => None,
+    }
+}
+
 fn rotate<T>(v: &mut [T], h: u64) {
     if !v.is_empty() {
         let k = (h % v.len() as u64) as usize;
@@ -2718,6 +2765,19 @@ const WORDS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_archive_is_named_by_what_it_holds() {
+        let catalog = Catalog::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let tag = |kinds: &[&str]| holds_tag(&catalog, kinds);
+        assert_eq!(tag(&["img_path", "img_path"]).as_deref(), Some("images"));
+        assert_eq!(
+            tag(&["pdf_path", "img_path"]).as_deref(),
+            Some("images_and_pdfs")
+        );
+        assert_eq!(tag(&["ics_path", "ics_path"]).as_deref(), Some("calendar"));
+        assert_eq!(tag(&["pdf_path", "img_path", "csv_path"]), None);
+    }
 
     #[test]
     fn dates_fall_on_working_days() {
