@@ -2309,7 +2309,11 @@ fn fan_potential(pool: &Pool<'_>) -> Vec<u8> {
 fn can_place_and_end(pool: &Pool<'_>) -> (Vec<bool>, Vec<bool>) {
     (0..pool.len())
         .map(|x| {
-            let placed = pointless(pool, &[x], &[true]).is_empty();
+            // A loose end a later node ties up (a PDF compressed for the
+            // mail that sends it) does not stop a chain going on.
+            let placed = !pointless(pool, &[x], &[true])
+                .iter()
+                .any(|f| f.kind.lasting());
             (placed, placed && pointless(pool, &[x], &[false]).is_empty())
         })
         .unzip()
@@ -2381,6 +2385,73 @@ fn scope_reach(world: &World<'_, '_>, ok: &(Vec<bool>, Vec<bool>), scope: usize)
         }
     }
     reach
+}
+
+/// For every instance of `pool`, the most nodes on a chain ending at it whose
+/// every step the composer accepts after its producer alone (the steps
+/// [`scope_reach`] follows down, here followed up over the whole pool), capped
+/// at [`MAX_NODES`]; 0 for an instance no chain from the desktop reaches. It
+/// is how deep a task can be when it reaches the instance: the offline
+/// explorer carries on the chains that can make deep tasks rather than those
+/// a check cuts short (a comment on one's own PDF, a zip of a print taken
+/// back to text).
+pub fn sound_depths(pool: &Pool<'_>) -> Vec<u8> {
+    let scopes = [Scope::new("whole pool", (0..pool.len()).collect())];
+    let world = World::new(pool, &scopes);
+    let ok = can_place_and_end(pool).0;
+    let preds: Vec<Vec<u32>> = (0..pool.len())
+        .map(|c| {
+            if !ok[c] {
+                return Vec::new();
+            }
+            pool.dependencies(c)
+                .iter()
+                .copied()
+                .filter(|&x| {
+                    ok[x as usize] && fed(&world, 0, &Growth::rooted(pool, x), c as u32).is_some()
+                })
+                .collect()
+        })
+        .collect();
+    // A chain starts from the desktop's files: an instance that reads what
+    // others make is as deep as the accepted steps into it make it, and 0
+    // when none is accepted (a note's text exported in the application that
+    // made the note). Longest paths by a depth-first walk up; a cycle (a
+    // recipe's text copied into a new recipe, exported again) is followed
+    // as far as its first repeat.
+    const UNSEEN: u8 = u8::MAX;
+    let mut depth = vec![UNSEEN; pool.len()];
+    let mut on_path = vec![false; pool.len()];
+    fn up(
+        c: usize,
+        pool: &Pool<'_>,
+        ok: &[bool],
+        preds: &[Vec<u32>],
+        depth: &mut [u8],
+        on_path: &mut [bool],
+    ) -> u8 {
+        if depth[c] != UNSEEN {
+            return depth[c];
+        }
+        on_path[c] = true;
+        let mut best = u8::from(ok[c] && pool.is_root(c));
+        for &x in &preds[c] {
+            if on_path[x as usize] {
+                continue;
+            }
+            let d = up(x as usize, pool, ok, preds, depth, on_path);
+            if d > 0 {
+                best = best.max((d + 1).min(MAX_NODES as u8));
+            }
+        }
+        on_path[c] = false;
+        depth[c] = best;
+        best
+    }
+    for c in 0..pool.len() {
+        up(c, pool, &ok, &preds, &mut depth, &mut on_path);
+    }
+    depth
 }
 
 /// May `x` start a piece of side work beside `nodes`? Only in an application

@@ -1147,14 +1147,35 @@ fn unsent(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
     if !pool.content(x).for_sending {
         return false;
     }
-    let made = &pool.slim[x].outputs;
+    // What x makes, and the archives of the task that pack it (a compressed
+    // PDF zipped with the photos and mailed travels in the zip).
+    let mut travels: Vec<u32> = pool.slim[x].outputs.to_vec();
+    loop {
+        let before = travels.len();
+        for &w in nodes {
+            let packs = pool.slim[w].inputs.iter().any(|r| travels.contains(r));
+            if w != x && packs && wraps(pool, w) {
+                for &o in pool.slim[w].outputs.iter() {
+                    if !travels.contains(&o) {
+                        travels.push(o);
+                    }
+                }
+            }
+        }
+        if travels.len() == before {
+            break;
+        }
+    }
     !nodes.iter().any(|&y| {
-        y != x
-            && only_carries(pool, y)
-            && pool.slim[y]
-                .inputs
-                .iter()
-                .any(|r| made.binary_search(r).is_ok())
+        y != x && only_carries(pool, y) && pool.slim[y].inputs.iter().any(|r| travels.contains(r))
+    })
+}
+
+/// Does instance `y` make a file that wraps others (an archive)?
+fn wraps(pool: &Pool<'_>, y: usize) -> bool {
+    pool.slim[y].outputs.iter().any(|&r| {
+        let kind = &pool.resource(r as usize).kind;
+        pool.catalog().kinds.get(kind).is_some_and(|k| k.wraps)
     })
 }
 

@@ -1081,6 +1081,7 @@ impl OfflineExplorer {
             return Vec::new();
         }
         let topics = &self.catalog.topics;
+        let lineage = Lineage::of(known);
         let mut by_topic: BTreeMap<usize, Vec<&KnownResource>> = BTreeMap::new();
         for r in known {
             let Some(p) = &r.parameter else { continue };
@@ -1118,11 +1119,20 @@ impl OfflineExplorer {
             // other work can join), and one from the deepest: the end of a
             // long piece of work (a captioned photo put in the itinerary,
             // printed and protected) zipped to be sent.
+            // The deepest file first, then the shallowest: the composer feeds
+            // a gathering node's other files only from the desktop's own.
             let mut deepest = files.clone();
-            deepest.sort_by_key(|r| (std::cmp::Reverse(r.depth), r.readers, r.parameter.clone()));
+            if let Some(end) = files
+                .iter()
+                .copied()
+                .min_by_key(|r| (std::cmp::Reverse(r.depth), r.readers, r.parameter.clone()))
+            {
+                deepest.retain(|r| !std::ptr::eq(*r, end));
+                deepest.insert(0, end);
+            }
             let picks = (0..BUNDLE_PICKS.min(files.len()))
-                .map(|offset| self.bundle_pick(files, offset))
-                .chain(std::iter::once(self.bundle_pick(&deepest, 0)));
+                .map(|offset| self.bundle_pick(files, offset, &lineage))
+                .chain(std::iter::once(self.bundle_pick(&deepest, 0, &lineage)));
             for picked in picks {
                 let Some(picked) = picked else {
                     continue;
@@ -1182,19 +1192,28 @@ impl OfflineExplorer {
     /// One bundle of a topic's made `files` (ordered), starting at `offset`
     /// and going round: one file per application (two exports from one
     /// workbook, left unordered, would clash) and per desktop file it goes back
-    /// to (a report is not zipped with its own PDF), at most
-    /// [`paths::MAX_BUNDLE`]; `None` under three.
+    /// to (a report is not zipped with its own PDF), none made from another
+    /// or by work that forks from another's ([`Lineage::forked`]: a task
+    /// holding both would edit one photo twice, side by side), at most [`paths::MAX_BUNDLE`];
+    /// `None` under three.
     fn bundle_pick<'k>(
         &self,
         files: &[&'k KnownResource],
         offset: usize,
+        lineage: &Lineage<'_>,
     ) -> Option<Vec<&'k KnownResource>> {
         let mut picked: Vec<(&KnownResource, String)> = Vec::new();
         for r in files[offset..].iter().chain(&files[..offset]) {
             let root = root_stem(r.parameter.as_deref().unwrap_or(""), &self.originals);
+            let forked = |q: &KnownResource| {
+                let (Some(a), Some(b)) = (&r.parameter, &q.parameter) else {
+                    return false;
+                };
+                lineage.forked(a, b)
+            };
             let dup = picked
                 .iter()
-                .any(|(q, qr)| q.source == r.source || *qr == root);
+                .any(|(q, qr)| q.source == r.source || *qr == root || forked(q));
             if !dup && picked.len() < paths::MAX_BUNDLE {
                 picked.push((r, root));
             }
@@ -1880,6 +1899,75 @@ fn copies_of_one_file(a: &str, b: &str, originals: &BTreeSet<(String, String)>) 
             .map(|(_, e)| e.to_ascii_lowercase())
     };
     ext(a) == ext(b) || stem_of(a) == stem_of(b)
+}
+
+/// The making steps behind each made file: the (application, input, output)
+/// of every stored subtask in the chains that make it, followed back to the
+/// desktop. Two files whose chains part at one application's input (a banner
+/// captioned for the plan's PDF and the same banner brightened) cannot be
+/// gathered: a task making both edits one file twice, side by side, and the
+/// composer places neither such siblings nor their gathering.
+struct Lineage<'k> {
+    steps: BTreeMap<&'k str, BTreeSet<(&'k str, &'k str, &'k str)>>,
+}
+
+impl<'k> Lineage<'k> {
+    fn of(known: &'k [KnownResource]) -> Lineage<'k> {
+        let mut made: BTreeMap<&str, Vec<&KnownResource>> = BTreeMap::new();
+        for r in known {
+            if let Some(p) = &r.parameter {
+                if r.source != "desktop" {
+                    made.entry(p.as_str()).or_default().push(r);
+                }
+            }
+        }
+        let mut steps = BTreeMap::new();
+        for p in made.keys() {
+            let mut seen = BTreeSet::new();
+            let mut out = BTreeSet::new();
+            Self::collect(p, &made, &mut seen, &mut out);
+            steps.insert(*p, out);
+        }
+        Lineage { steps }
+    }
+
+    fn collect(
+        p: &'k str,
+        made: &BTreeMap<&'k str, Vec<&'k KnownResource>>,
+        seen: &mut BTreeSet<&'k str>,
+        out: &mut BTreeSet<(&'k str, &'k str, &'k str)>,
+    ) {
+        if !seen.insert(p) {
+            return;
+        }
+        for r in made.get(p).into_iter().flatten() {
+            for input in &r.made_from {
+                out.insert((r.source.as_str(), input.as_str(), p));
+                Self::collect(input, made, seen, out);
+            }
+        }
+    }
+
+    /// Can `a` and `b` not be gathered? Either is made from the other (a
+    /// photo zipped with the guide it was put in: the composer never has a
+    /// node read a file and something made from it), or their chains part
+    /// at one application's input: it reads the same file in both and makes
+    /// different files.
+    fn forked(&self, a: &str, b: &str) -> bool {
+        let empty = BTreeSet::new();
+        let x = self.steps.get(a).unwrap_or(&empty);
+        let y = self.steps.get(b).unwrap_or(&empty);
+        let behind = |steps: &BTreeSet<(&str, &str, &str)>, f: &str| {
+            steps.iter().any(|(_, input, _)| *input == f)
+        };
+        if behind(x, b) || behind(y, a) {
+            return true;
+        }
+        x.iter().any(|(app, input, out)| {
+            y.iter()
+                .any(|(app2, input2, out2)| app == app2 && input == input2 && out != out2)
+        })
+    }
 }
 
 /// Whether the made files `v` and `w` are made by different applications

@@ -650,6 +650,29 @@ fn chain_depths(catalog: &Catalog, stored: &[Subtask]) -> BTreeMap<Resource, u32
     depth
 }
 
+/// The depth of each resource the stored subtasks make, as the composer can
+/// use it ([`crate::graph::sound_depths`]): the most nodes of a chain ending
+/// at a subtask that makes it, every step one a task can hold. A file at the
+/// end of five hand-offs of which one is a comment on one's own PDF is no
+/// file at depth five to the composer. `None` when the stored subtasks make
+/// no pool (the plain [`chain_depths`] then stand).
+fn sound_depths(
+    catalog: &Catalog,
+    stored: &[Subtask],
+    initial: &BTreeSet<Resource>,
+) -> Option<BTreeMap<Resource, u32>> {
+    let pool = crate::graph::Pool::new(catalog, stored, initial).ok()?;
+    let depths = crate::graph::sound_depths(&pool);
+    let mut out: BTreeMap<Resource, u32> = BTreeMap::new();
+    for (i, d) in depths.into_iter().enumerate() {
+        for o in &pool.instance(i).outputs {
+            let e = out.entry(o.clone()).or_insert(0);
+            *e = (*e).max(u32::from(d));
+        }
+    }
+    Some(out)
+}
+
 /// The files (of kinds that are no print) that every stored subtask making
 /// them only saves from another file ([`crate::graph::pool::changes_nothing`]):
 /// conversions, whose original a message could carry as well.
@@ -780,6 +803,13 @@ fn request(
         }
     }
     let depths = chain_depths(catalog, stored);
+    let sound = sound_depths(catalog, stored, initial);
+    let depth_of = |r: &Resource| match depths.get(r).copied().unwrap_or(0) {
+        0 => 0,
+        chain => sound
+            .as_ref()
+            .map_or(chain, |s| s.get(r).copied().unwrap_or(0)),
+    };
     let readers = reader_apps(catalog, stored);
     // Outputs of subtasks that also fill the clipboard.
     let held = |r: &Resource| {
@@ -806,7 +836,7 @@ fn request(
     let known_resources = known
         .into_iter()
         .map(|(r, source)| KnownResource {
-            depth: depths.get(&r).copied().unwrap_or(0),
+            depth: depth_of(&r),
             readers: readers.get(&r).map_or(0, |a| a.len() as u32),
             shows: r.parameter.as_ref().and_then(|p| shows.get(p)).cloned(),
             copied_beside: copied_beside.contains(&r),
