@@ -3049,6 +3049,51 @@ mod tests {
     }
 
     #[test]
+    fn sound_depths_follow_only_the_steps_a_task_can_hold() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        let cat = tiny_catalog();
+        // A picture drawn, put into a booklet, the booklet posted: three deep.
+        // The booklet's second edit in the application that made it is no
+        // hand-off (one sitting), so what follows it starts no deeper.
+        let subs = vec![
+            subtask("draw", "Paint", &[], &["img"], &[&[("img", "/h/pic.png")]]),
+            subtask(
+                "bind",
+                "Binder",
+                &["img"],
+                &["doc"],
+                &[&[("img", "/h/pic.png"), ("doc", "/h/book.doc")]],
+            ),
+            subtask(
+                "post",
+                "Poster",
+                &["doc"],
+                &["img"],
+                &[&[("doc", "/h/book.doc"), ("img", "/h/poster.png")]],
+            ),
+            subtask(
+                "rebind",
+                "Binder",
+                &["doc"],
+                &["doc:out"],
+                &[&[("doc", "/h/book.doc"), ("out", "/h/book2.doc")]],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let depths = sound_depths(&pool);
+        let at = |id: &str| {
+            let i = pool.find(&crate::model::SubtaskId(id.into()), 0).unwrap();
+            depths[i]
+        };
+        assert_eq!((at("draw"), at("bind"), at("post")), (1, 2, 3));
+        assert_eq!(
+            at("rebind"),
+            0,
+            "a second sitting in the Binder: {depths:?}"
+        );
+    }
+
+    #[test]
     fn draft_joins_steps_in_order() {
         let steps = vec![
             "Open 'a.txt' in Writer.".to_string(),

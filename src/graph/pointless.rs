@@ -105,7 +105,8 @@
 //!   made the wallpaper).
 //! - an **unsent file** ([`PointlessKind::Unsent`]): an edit made only so
 //!   that a file travels (`for_sending`: a PDF compressed) with nothing in the
-//!   task sending or filing it.
+//!   task sending it (a mail, a chat message: `sends` kinds), itself or in
+//!   an archive.
 //! - a **blank capture** ([`PointlessKind::BlankCapture`]): a screenshot or a
 //!   screen recording that reads nothing, so it shows no work of the task
 //!   (readers rejected a recording of the bare desktop mailed as the book
@@ -267,9 +268,10 @@ pub enum PointlessKind {
     /// picture halved in size, then made the wallpaper.
     SpoiledEdit,
     /// Node `a` makes an edit only so that a file travels (its effects'
-    /// `for_sending`: a PDF compressed) and no node of the task sends or
-    /// files what it makes (`b == a`): a compressed PDF left in a folder. A
-    /// node that mails or files it ties it up.
+    /// `for_sending`: a PDF compressed) and no node of the task sends what
+    /// it makes (`b == a`), itself or in an archive: a compressed PDF left
+    /// in a folder, or attached to one's own note (readers called that
+    /// compression padding). A node that mails or posts it ties it up.
     Unsent,
     /// Node `a` captures the screen (a screenshot, a recording) and reads
     /// nothing (`b == a`): it shows no work of the task, whatever it is named
@@ -1141,8 +1143,8 @@ fn lost_changes(pool: &Pool<'_>, nodes: &[usize]) -> Vec<(usize, usize)> {
 }
 
 /// Does instance `x` make an edit only for a file to travel (`for_sending`)
-/// while no node of `nodes` sends or files what it makes
-/// ([`PointlessKind::Unsent`])?
+/// while no node of `nodes` sends what it makes, itself or packed in an
+/// archive ([`PointlessKind::Unsent`])?
 fn unsent(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
     if !pool.content(x).for_sending {
         return false;
@@ -1167,7 +1169,18 @@ fn unsent(pool: &Pool<'_>, nodes: &[usize], x: usize) -> bool {
         }
     }
     !nodes.iter().any(|&y| {
-        y != x && only_carries(pool, y) && pool.slim[y].inputs.iter().any(|r| travels.contains(r))
+        y != x
+            && only_carries(pool, y)
+            && sends(pool, y)
+            && pool.slim[y].inputs.iter().any(|r| travels.contains(r))
+    })
+}
+
+/// Does instance `y` send something on (a mail, a chat message: `sends` kinds)?
+fn sends(pool: &Pool<'_>, y: usize) -> bool {
+    pool.slim[y].outputs.iter().any(|&r| {
+        let kind = &pool.resource(r as usize).kind;
+        pool.catalog().kinds.get(kind).is_some_and(|k| k.sends)
     })
 }
 
@@ -3038,6 +3051,13 @@ mod tests {
                 &[&[("pdf", pdf), ("new_pdf", signed)]],
             ),
             subtask(
+                "file",
+                "Notes",
+                &["pdf"],
+                &["note"],
+                &[&[("pdf", small), ("note", "Report")]],
+            ),
+            subtask(
                 "zip",
                 "Archiver",
                 &["pdf"],
@@ -3969,7 +3989,11 @@ mod tests {
         let mut cat = office_catalog();
         let mut mail = cat.kinds["address"].clone();
         mail.typed = false;
+        let mut note = mail.clone();
+        note.tracker = true;
+        mail.sends = true;
         cat.kinds.insert("mail".into(), mail);
+        cat.kinds.insert("note".into(), note);
         let pdf = "/home/user/Documents/r.pdf";
         let small = "/home/user/Documents/r_small.pdf";
         let subs = vec![
@@ -3993,6 +4017,27 @@ mod tests {
                 &["pdf"],
                 &["pdf:out"],
                 &[&[("pdf", small), ("out", "/home/user/Documents/all.pdf")]],
+            ),
+            subtask(
+                "file",
+                "Notes",
+                &["pdf"],
+                &["note"],
+                &[&[("pdf", small), ("note", "Report")]],
+            ),
+            subtask(
+                "zip",
+                "Archiver",
+                &["pdf"],
+                &["zip"],
+                &[&[("pdf", small), ("zip", "/home/user/Documents/r.zip")]],
+            ),
+            subtask(
+                "send_zip",
+                "Mail",
+                &["zip"],
+                &["mail"],
+                &[&[("zip", "/home/user/Documents/r.zip"), ("mail", "Files")]],
             ),
         ];
         let initial: BTreeSet<Resource> = [Resource::new("pdf", Some(pdf.into()))].into();
@@ -4022,6 +4067,20 @@ mod tests {
         assert!(
             unsent(&[find("compress"), find("send")]).is_empty(),
             "compressed, then mailed"
+        );
+        assert_eq!(
+            unsent(&[find("compress"), find("file")]),
+            vec![(0, 0)],
+            "compressed, then attached to one's own note"
+        );
+        assert_eq!(
+            unsent(&[find("compress"), find("zip")]),
+            vec![(0, 0)],
+            "compressed, then zipped and left in a folder"
+        );
+        assert!(
+            unsent(&[find("compress"), find("zip"), find("send_zip")]).is_empty(),
+            "compressed, zipped and the zip mailed: it travels in the zip"
         );
     }
 

@@ -3145,6 +3145,64 @@ mod tests {
     }
 
     #[test]
+    fn a_bundle_holds_no_file_with_what_was_made_from_it_nor_two_forks_of_one_edit() {
+        let photo = "/home/user/Pictures/bridge.jpg";
+        let captioned = "/home/user/Pictures/bridge_captioned.jpg";
+        let from = |p: &str, source: &str, inputs: &[&str]| KnownResource {
+            made_from: inputs.iter().map(|s| s.to_string()).collect(),
+            ..k(p, source)
+        };
+        let known = vec![
+            k(photo, "desktop"),
+            from(captioned, "Image Editor", &[photo]),
+            from(
+                "/home/user/Pictures/bridge_bright.jpg",
+                "Image Editor",
+                &[photo],
+            ),
+            from(
+                "/home/user/Documents/guide.pdf",
+                "Writer",
+                &["/home/user/Documents/guide.md", captioned],
+            ),
+            from(
+                "/home/user/Documents/guide_small.pdf",
+                "PDF Tool",
+                &["/home/user/Documents/guide.pdf"],
+            ),
+            from(
+                "/home/user/Documents/deck.pdf",
+                "Slides",
+                &["/home/user/Documents/deck.pptx", captioned],
+            ),
+            from(
+                "/home/user/Documents/routes.pdf",
+                "Sheets",
+                &["/home/user/Documents/routes.csv"],
+            ),
+        ];
+        let lineage = Lineage::of(&known);
+        // The captioned photo is in the guide, three hand-offs down.
+        assert!(lineage.forked("/home/user/Documents/guide_small.pdf", captioned));
+        assert!(lineage.forked(captioned, "/home/user/Documents/guide_small.pdf"));
+        // Image Editor edits the one photo twice, side by side.
+        assert!(lineage.forked(
+            "/home/user/Documents/guide_small.pdf",
+            "/home/user/Pictures/bridge_bright.jpg"
+        ));
+        // Two applications' files from one picture are two things; so are
+        // files of nothing in common.
+        assert!(!lineage.forked(
+            "/home/user/Documents/guide_small.pdf",
+            "/home/user/Documents/deck.pdf"
+        ));
+        assert!(!lineage.forked(
+            "/home/user/Documents/guide_small.pdf",
+            "/home/user/Documents/routes.pdf"
+        ));
+    }
+
+    #[test]
     fn files_made_apart_from_one_picture_are_joined() {
         let pic = "/home/user/Pictures/demo_cropped.png";
         let from = |p: &str, source: &str, inputs: &[&str]| KnownResource {
