@@ -3051,13 +3051,6 @@ mod tests {
                 &[&[("pdf", pdf), ("new_pdf", signed)]],
             ),
             subtask(
-                "file",
-                "Notes",
-                &["pdf"],
-                &["note"],
-                &[&[("pdf", small), ("note", "Report")]],
-            ),
-            subtask(
                 "zip",
                 "Archiver",
                 &["pdf"],
