@@ -3051,7 +3051,9 @@ mod tests {
     #[test]
     fn sound_depths_follow_only_the_steps_a_task_can_hold() {
         use crate::graph::pool::tests::{subtask, tiny_catalog};
-        let cat = tiny_catalog();
+        let mut cat = tiny_catalog();
+        cat.kinds.get_mut("doc").unwrap().file_kinds = vec!["doc".into()];
+        cat.kinds.get_mut("img").unwrap().file_kinds = vec!["png".into()];
         // A picture drawn, put into a booklet, the booklet posted: three deep.
         // The booklet's second edit in the application that made it is no
         // hand-off (one sitting), so what follows it starts no deeper.
@@ -3068,8 +3070,8 @@ mod tests {
                 "post",
                 "Poster",
                 &["doc"],
-                &["img"],
-                &[&[("doc", "/h/book.doc"), ("img", "/h/poster.png")]],
+                &[],
+                &[&[("doc", "/h/book.doc")]],
             ),
             subtask(
                 "rebind",
@@ -3085,7 +3087,11 @@ mod tests {
             let i = pool.find(&crate::model::SubtaskId(id.into()), 0).unwrap();
             depths[i]
         };
-        assert_eq!((at("draw"), at("bind"), at("post")), (1, 2, 3));
+        assert_eq!(
+            (at("draw"), at("bind"), at("post")),
+            (1, 2, 3),
+            "{depths:?}"
+        );
         assert_eq!(
             at("rebind"),
             0,
