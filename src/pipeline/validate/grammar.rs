@@ -8,8 +8,9 @@
 //! goal        := "Goal: " TEXT "."                 -- the task intent, marked
 //!              | TEXT "."                          -- unmarked: the first sentence when
 //!                                                     there is one sentence more than steps
-//! natural     := sentence ( " " sentence )*         -- one sentence per step
-//! sentence    := [lead " "] clause "."
+//! natural     := sentence ( " " sentence )*         -- one sentence per step, or
+//!                                                     per list of steps
+//! sentence    := [lead " "] clause ( "; " ["and "] clause )* "."
 //! lead        := "Separately," | "Apart from that," | "Independently,"
 //!              | "First," | "Second," | ... | "Tenth,"  -- waits for nothing
 //!              | "Then," | "Next," | "After that," | "Finally," | "Lastly,"  -- after the sentence before
@@ -38,19 +39,17 @@
 //!   export zipped in one sentence, also mailed in the next); a "waits for nothing" lead gives it no
 //!   prerequisite. Steps not linked
 //!   through these may run in any order.
+//! - clauses of one sentence apart by "; " are steps that wait for nothing
+//!   of each other; each waits for what the sentence's lead says. "Then,"
+//!   or no lead after such a sentence waits for every step of it. A task
+//!   whose first steps wait for nothing (files made apart, then zipped or
+//!   mailed together) lists them in its first sentence, as a person lists
+//!   what to get ready ("For the summer trip, in Sheets, export ...; in
+//!   Image Editor, crop ...; and in Writer, ... . Then, in Mail, send ...").
 //! - a task of independent pieces of work (no edge between them) with a
 //!   purpose opens with a goal sentence counting them ("For the summer trip,
 //!   there are three separate things to do."), and each piece's first sentence
-//!   leads with its ordinal ("First,", "Second,", ...); so does one piece with
-//!   three or more steps that wait for nothing and come first in the order
-//!   (files made apart, then zipped or mailed together) opens with a goal
-//!   sentence counting them, and their sentences take no lead ("For the
-//!   summer trip, get three things ready first. Open ... . Open ...
-//!   . Open ... . Now, in Mail, ..."; the goal sentence takes one of the forms
-//!   of [`COME_FIRST`], so a dataset does not open every such task alike;
-//!   readers read "in any order. First, ... Fifth," as ordering words where
-//!   order does not matter); when a start's
-//!   branch goes on before the others begin, the starts are not counted.
+//!   leads with its ordinal ("First,", "Second,", ...).
 //! - explicit: step `k` comes after each step named in its `after` list and after
 //!   nothing else; steps not linked through `after` lists may run in any order or
 //!   in parallel. Numbers are positions in the text, not node ids.
@@ -88,40 +87,6 @@ pub const ORDINALS: &[&str] = &[
 pub const COUNTS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 ];
-/// The forms of the goal sentence of a task whose first steps are made apart
-/// and then gathered ("For the summer trip, get three things ready first."),
-/// as (words before the count, words after it): the count's sentences that
-/// follow wait for nothing, without a lead. Readers marked one opener
-/// repeated over a dataset as a template, and "..., in any order" as the
-/// graph's words, not a person's; each task takes one form ([`come_first`]).
-pub const COME_FIRST: &[(&str, &str)] = &[
-    ("get ", "things ready first"),
-    ("", "things come first"),
-    ("start with ", "things"),
-    ("prepare ", "things first"),
-];
-
-/// The goal sentence's words after the purpose in form `form` (modulo the
-/// forms) for `count` starts: "get three things ready first".
-pub fn come_first(form: usize, count: usize) -> String {
-    let (before, after) = COME_FIRST[form % COME_FIRST.len()];
-    format!("{before}{} {after}", COUNTS[count - 2])
-}
-
-/// How many sentences a goal sentence in a form of [`COME_FIRST`] says wait
-/// for nothing ("get three things ready first" gives 3).
-pub fn gathered_count(goal: &str) -> Option<usize> {
-    let goal = goal.trim().trim_end_matches('.').to_lowercase();
-    COME_FIRST.iter().find_map(|(before, after)| {
-        let head = goal.strip_suffix(after)?.trim_end();
-        let (head, word) = head.rsplit_once([' ', ',']).unwrap_or(("", head));
-        if !head.trim_end().ends_with(before.trim_end()) {
-            return None;
-        }
-        COUNTS.iter().position(|c| *c == word).map(|k| k + 2)
-    })
-}
-
 /// Leads (lower case, without the comma) of a sentence that waits for nothing.
 pub const INDEPENDENT: &[&str] = &[
     "separately",
@@ -150,23 +115,3 @@ pub const ONCE: &str = "Once";
 pub const STEPS_PREAMBLE: &str = "Steps (each after the steps it names, otherwise in any order):";
 /// Introduces a step's prerequisites in the explicit wording.
 pub const AFTER: &str = "after";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_gathering_opener_gives_its_count_back() {
-        for form in 0..COME_FIRST.len() {
-            for count in 2..=COUNTS.len() + 1 {
-                let goal = format!("For the summer trip, {}.", come_first(form, count));
-                assert_eq!(gathered_count(&goal), Some(count), "{goal}");
-            }
-        }
-        assert_eq!(
-            gathered_count("For the trip, there are three separate things to do."),
-            None
-        );
-        assert_eq!(gathered_count("Open the file, in any order."), None);
-    }
-}

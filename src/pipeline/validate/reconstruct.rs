@@ -117,11 +117,11 @@ pub fn parse_for(
         parse_explicit(body, &markers)?
     } else {
         let mut sentences = text::sentences(body);
-        if goal.is_none() && steps.is_some_and(|n| sentences.len() == n + 1) {
+        let parts: usize = sentences.iter().map(|s| list_parts(s).len()).sum();
+        if goal.is_none() && steps.is_some_and(|n| parts == n + 1) {
             goal = Some(sentences.remove(0).to_string());
         }
-        let apart = goal.as_deref().and_then(super::grammar::gathered_count);
-        parse_natural(&sentences, apart.unwrap_or(0))?
+        parse_natural(&sentences)?
     };
     if steps.is_empty() {
         return Err(ReconstructError::NoSteps);
@@ -249,53 +249,69 @@ fn after_prefix(step: &str) -> Option<(Vec<usize>, &str)> {
     }
 }
 
-/// `apart`: how many first sentences the goal counted as waiting for nothing
-/// (see [`super::grammar::gathered_count`]).
-fn parse_natural(sentences: &[&str], apart: usize) -> Result<Steps, ReconstructError> {
+/// The steps of natural `sentences` and their edges. A sentence may list
+/// steps apart by "; " ("in Sheets, export ...; in Image Editor, crop ...;
+/// and in Writer, ..."): each waits for what the sentence's lead says, none
+/// for another of the list; "Then," and no lead mean every step of the
+/// sentence before.
+fn parse_natural(sentences: &[&str]) -> Result<Steps, ReconstructError> {
     let mut steps: Vec<String> = Vec::with_capacity(sentences.len());
     let mut edges = Vec::new();
-    for (i, sentence) in sentences.iter().enumerate() {
+    let mut before: Vec<usize> = Vec::new();
+    for sentence in sentences {
         let (lead, clause) = natural_lead(sentence);
-        let lead = match lead {
-            Lead::None if i < apart => Lead::Independent,
-            lead => lead,
-        };
         let clause = clause.trim().trim_end_matches('.').trim();
-        if clause.is_empty() {
-            return Err(ReconstructError::EmptyStep { step: i + 1 });
-        }
-        match lead {
-            Lead::None | Lead::Previous if i > 0 => edges.push((i - 1, i)),
-            Lead::None | Lead::Previous | Lead::Independent => {}
-            Lead::Now => {
-                for q in text::quoted_spans(clause) {
-                    let maker = steps
-                        .iter()
-                        .position(|s| text::quoted_spans(s).contains(&q));
-                    if let Some(maker) = maker.filter(|m| !edges.contains(&(*m, i))) {
-                        edges.push((maker, i));
+        let first = steps.len();
+        for part in list_parts(clause) {
+            let i = steps.len();
+            if part.is_empty() {
+                return Err(ReconstructError::EmptyStep { step: i + 1 });
+            }
+            match &lead {
+                Lead::None | Lead::Previous => edges.extend(before.iter().map(|&b| (b, i))),
+                Lead::Independent => {}
+                Lead::Now => {
+                    for q in text::quoted_spans(part) {
+                        let maker = steps[..first]
+                            .iter()
+                            .position(|s| text::quoted_spans(s).contains(&q));
+                        if let Some(maker) = maker.filter(|m| !edges.contains(&(*m, i))) {
+                            edges.push((maker, i));
+                        }
+                    }
+                }
+                Lead::Once { previous, names } => {
+                    if *previous {
+                        edges.extend(before.iter().map(|&b| (b, i)));
+                    }
+                    for name in names {
+                        let maker = steps[..first]
+                            .iter()
+                            .position(|s| text::quoted_spans(s).iter().any(|q| unquote(q) == *name))
+                            .ok_or_else(|| ReconstructError::UnknownName {
+                                step: i + 1,
+                                name: name.to_string(),
+                            })?;
+                        if !edges.contains(&(maker, i)) {
+                            edges.push((maker, i));
+                        }
                     }
                 }
             }
-            Lead::Once { previous, names } => {
-                if previous && i > 0 {
-                    edges.push((i - 1, i));
-                }
-                for name in names {
-                    let maker = steps
-                        .iter()
-                        .position(|s| text::quoted_spans(s).iter().any(|q| unquote(q) == name))
-                        .ok_or_else(|| ReconstructError::UnknownName {
-                            step: i + 1,
-                            name: name.to_string(),
-                        })?;
-                    edges.push((maker, i));
-                }
-            }
+            steps.push(part.to_string());
         }
-        steps.push(clause.to_string());
+        before = (first..steps.len()).collect();
     }
     Ok((steps, edges))
+}
+
+/// The steps a natural sentence lists apart: split at "; " outside quotes,
+/// the last one's "and " dropped.
+fn list_parts(clause: &str) -> Vec<&str> {
+    text::split_outside(clause, &["; "])
+        .into_iter()
+        .map(|p| strip_prefix_ci(p, "and ").unwrap_or(p).trim())
+        .collect()
 }
 
 /// What a natural sentence's lead says it waits for.
@@ -536,6 +552,21 @@ mod tests {
             ]
         );
         assert_eq!(p.edges, vec![(0, 2), (1, 2), (2, 3), (3, 4)]);
+    }
+
+    #[test]
+    fn steps_listed_in_one_sentence_wait_for_nothing_of_each_other() {
+        let p = parse(
+            "For the trip, export 'a.pdf'; crop 'b.jpg'; and write 'c.txt'. \
+             Then, zip 'a.pdf', 'b.jpg' and 'c.txt' as 'd.zip'. \
+             Now, mail 'd.zip' and 'b.jpg'; and post 'c.txt'.",
+        )
+        .unwrap();
+        assert_eq!(p.steps.len(), 6, "{:?}", p.steps);
+        assert_eq!(p.steps[2], "write 'c.txt'");
+        let mut edges = p.edges.clone();
+        edges.sort_unstable();
+        assert_eq!(edges, [(0, 3), (1, 3), (1, 4), (2, 3), (2, 5), (3, 4)]);
     }
 
     #[test]

@@ -135,10 +135,9 @@ pub fn summarize(
             .map(|p| text::sanitize(p).trim().to_string())
             .filter(|p| !p.is_empty());
         // Independent pieces of work are told one after the other. Files made
-        // apart and then gathered are counted first when that reads: five
-        // starts told with "Separately," "Apart from that," ... read as a
-        // template.
-        let worded = starts_first(&rel, &chained, purpose.is_some())
+        // apart and then gathered are listed first: five starts told with
+        // "Separately," "Apart from that," ... read as a template.
+        let worded = starts_first(&rel, &chained)
             .into_iter()
             .chain(std::iter::once(chained))
             .chain(topological_orders(&rel, NATURAL_ORDERS))
@@ -496,16 +495,16 @@ pub(crate) fn chain_order(rel: &Relations, preferred: &[usize]) -> Vec<usize> {
 }
 
 /// `order` with the steps that wait for nothing moved to the front, when the
-/// task is one piece that gathers three or more of them and `order` does not
-/// already lead with them (see the grammar's counted starts): the rest keep
+/// task is one piece that gathers two or more of them and `order` does not
+/// already lead with them (see the grammar's listed steps): the rest keep
 /// their order, so the result is still topological. `None` otherwise.
-fn starts_first(rel: &Relations, order: &[usize], purpose: bool) -> Option<Vec<usize>> {
+fn starts_first(rel: &Relations, order: &[usize]) -> Option<Vec<usize>> {
     use super::grammar::ORDINALS;
     let is_start = |v: usize| rel.preds(v).is_empty();
     let starts = order.iter().filter(|&&v| is_start(v)).count();
     let one_piece = rel.pieces_along(order).iter().all(|&p| p == 0);
     let leads = order[..starts].iter().all(|&v| is_start(v));
-    if !purpose || !one_piece || leads || !(3..=ORDINALS.len()).contains(&starts) {
+    if !one_piece || leads || !(2..=ORDINALS.len()).contains(&starts) {
         return None;
     }
     let (mut first, rest): (Vec<usize>, Vec<usize>) = order.iter().partition(|&&v| is_start(v));
@@ -599,39 +598,41 @@ fn natural_body(
         }
         _ => false,
     };
-    // One piece that gathers three or more starts (files made apart, then
-    // zipped and mailed together): a goal sentence counts them and each opens
-    // with its ordinal, not with "Separately," "Apart from that," ...
+    // One piece whose first steps wait for nothing (files made apart, then
+    // zipped and mailed together): they are listed in the first sentence,
+    // apart by "; " ("For the trip, export ...; crop ...; and write ..."),
+    // as a person lists what to get ready. Readers rejected a sentence
+    // counting them first ("get three things ready first") as filler.
     let starts = order
         .iter()
-        .filter(|&&v| !reduction.iter().any(|&(_, b)| b == v))
+        .take_while(|&&v| !reduction.iter().any(|&(_, b)| b == v))
         .count();
-    // Only when the starts lead the order: a start whose branch goes on
-    // before the join ("First, ... Then, ... Second, ...") would muddle the
-    // count.
-    let starts_lead = order[..starts.min(order.len())]
-        .iter()
-        .all(|&v| !reduction.iter().any(|&(_, b)| b == v));
-    let gathers = match purpose {
-        Some(purpose)
-            if !jobs && pieces == 1 && starts_lead && (3..=ORDINALS.len()).contains(&starts) =>
-        {
-            // The form by the steps' own words: the same task is told the
-            // same way, different tasks differently.
-            let form = clauses.iter().flat_map(|c| c.bytes()).fold(0usize, |h, b| {
-                h.wrapping_mul(31).wrapping_add(usize::from(b))
-            });
-            sentences.push(format!(
-                "{}, {}.",
-                text::capitalize(purpose),
-                super::grammar::come_first(form, starts)
-            ));
-            true
-        }
-        _ => false,
+    let listed = if !jobs && pieces == 1 && (2..=ORDINALS.len()).contains(&starts) {
+        let parts: Vec<String> = order[..starts]
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| match purpose {
+                Some(purpose) if k == 0 => {
+                    format!(
+                        "{}, {}",
+                        text::capitalize(purpose),
+                        text::decapitalize(&clauses[v])
+                    )
+                }
+                _ if k == 0 => text::capitalize(&clauses[v]),
+                _ => text::decapitalize(&clauses[v]),
+            })
+            .collect();
+        let (last_part, head) = parts.split_last()?;
+        sentences.push(format!("{}; and {last_part}.", head.join("; ")));
+        starts
+    } else {
+        0
     };
+    // The steps of the sentence before: "Then," and no lead wait for all.
+    let mut before: Vec<usize> = order[..listed].to_vec();
     let mut started = vec![false; pieces];
-    for (p, &v) in order.iter().enumerate() {
+    for (p, &v) in order.iter().enumerate().skip(listed) {
         let mut preds: Vec<usize> = reduction
             .iter()
             .filter(|&&(_, b)| b == v)
@@ -640,11 +641,10 @@ fn natural_body(
         preds.sort_by_key(|u| order.iter().position(|w| w == u));
         let clause = &clauses[v];
         let opens_piece = !std::mem::replace(&mut started[piece[v]], true);
+        // Waits for every step of the sentence before.
+        let after_before = !before.is_empty() && before.iter().all(|u| preds.contains(u));
         let sentence = if jobs && opens_piece {
             format!("{} {}", ORDINALS[piece[v]], text::decapitalize(clause))
-        } else if gathers && preds.is_empty() {
-            // The goal sentence counted them: no lead.
-            text::capitalize(clause)
         } else if p == 0 {
             match purpose {
                 Some(purpose) => format!(
@@ -658,36 +658,28 @@ fn natural_body(
             let lead = SEPARATE_LEADS[separate % SEPARATE_LEADS.len()];
             separate += 1;
             format!("{lead} {}", text::decapitalize(clause))
-        } else if preds == [order[p - 1]] {
+        } else if after_before && preds.len() == before.len() {
             let lead = if p == last && p > 1 {
                 FINALLY
             } else {
-                NEXT_LEADS[(p - 1) % NEXT_LEADS.len()]
+                NEXT_LEADS[(sentences.len().max(1) - 1) % NEXT_LEADS.len()]
             };
             format!("{lead} {}", text::decapitalize(clause))
-        } else if (!gathers || preds.contains(&order[p - 1]))
-            && said_by_names(rel, order, clauses, p, &preds)
-        {
-            // (After a counted goal sentence, a step that goes on from one of
-            // the counted things names what it waits for, "Once '...' is
-            // ready,": an "Also," read to reader r72 as a thing the count
-            // left out.)
+        } else if said_by_names(rel, order, clauses, p, &preds) {
             // The names in the clause say what it waits for ("Now, mail
             // '/home/user/shot.png' to ...": the screenshot saved earlier);
             // "Also," when the sentence before is no part of it, so no order
             // with it is suggested.
-            let lead = if preds.contains(&order[p - 1]) {
-                NOW
-            } else {
-                ALSO
-            };
+            let lead = if after_before { NOW } else { ALSO };
             format!("{lead} {}", text::decapitalize(clause))
         } else {
             // The sentence before is said with "Then,"; the others by a name each
             // (a paste waits for the copy just before it and a file made earlier).
-            let previous = preds.contains(&order[p - 1]);
             let mut names = Vec::with_capacity(preds.len());
-            for &u in preds.iter().filter(|&&u| !previous || u != order[p - 1]) {
+            for &u in preds
+                .iter()
+                .filter(|&&u| !after_before || !before.contains(&u))
+            {
                 let at = order.iter().position(|&w| w == u)?;
                 names.push(format!("'{}'", handoff_name(order, clauses, at, v)?));
             }
@@ -697,13 +689,14 @@ fn natural_body(
                 ONCE.to_lowercase(),
                 text::join_and(&names)
             );
-            if previous {
+            if after_before {
                 format!("{} {once} {}", NEXT_LEADS[0], text::decapitalize(clause))
             } else {
                 format!("{} {}", text::capitalize(&once), text::decapitalize(clause))
             }
         };
         sentences.push(format!("{sentence}."));
+        before = vec![v];
     }
     Some(sentences.join(" "))
 }
@@ -885,7 +878,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn starts_are_counted_only_when_they_lead_the_order() {
+    fn steps_that_wait_for_nothing_are_listed_in_the_first_sentence() {
         let ids: Vec<String> = (0..5).map(|i| format!("n{i}")).collect();
         let edge = |a: usize, b: usize| (ids[a].clone(), ids[b].clone());
         let texts = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
@@ -902,24 +895,23 @@ mod tests {
             "in E, send '/f3'",
         ]);
         let body = natural_body(&gather, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
-        let counted = |body: &str| {
-            let goal = body.split(". ").next().unwrap_or_default();
-            body.starts_with("For the trip, ")
-                && body.contains(". In A")
-                && super::super::grammar::gathered_count(goal) == Some(3)
-        };
-        assert!(counted(&body), "{body}");
+        assert_eq!(
+            body,
+            "For the trip, in A, save '/f0'; in B, save '/f1'; and in C, save '/f2'. \
+             Then, in D, pack '/f0', '/f1' and '/f2' as '/f3'. Finally, in E, send '/f3'."
+        );
+        // No sentence counts them ("get three things ready first": filler
+        // to readers), and no ordinals.
         assert!(
-            !body.contains("First,") && !body.contains("Third,"),
+            !body.contains("things") && !body.contains("First,"),
             "{body}"
         );
-        // The reconstructor reads the count: the three wait for nothing.
         let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
         let mut edges = parsed.edges.clone();
         edges.sort_unstable();
         assert_eq!(edges, [(0, 3), (1, 3), (2, 3), (3, 4)], "{body}");
-        // A start whose branch goes on before the others begin: no count, no
-        // ordinals ("First, ... Then, ... Second," would muddle it).
+        // A start whose branch goes on before the others begin is moved
+        // after the list; its second step says what it waits for by name.
         let branch = Relations::new(
             ids.clone(),
             &[edge(0, 1), edge(1, 4), edge(2, 4), edge(3, 4)],
@@ -931,22 +923,11 @@ mod tests {
             "in D, save '/f3'",
             "in E, send '/f1', '/f2' and '/f3'",
         ]);
-        let body = natural_body(&branch, &[0, 1, 2, 3, 4], &clauses, Some("for the trip")).unwrap();
-        assert!(
-            super::super::grammar::gathered_count(body.split(". ").next().unwrap_or_default())
-                .is_none()
-                && !body.contains("Second,"),
-            "{body}"
-        );
-        // Told starts first instead, the three are counted and the branch's
-        // second step says what it waits for by name.
-        let order = starts_first(&branch, &[0, 1, 2, 3, 4], true).unwrap();
+        let order = starts_first(&branch, &[0, 1, 2, 3, 4]).unwrap();
         assert_eq!(order, [0, 2, 3, 1, 4]);
         let body = natural_body(&branch, &order, &clauses, Some("for the trip")).unwrap();
-        assert!(counted(&body), "{body}");
-        // Not "Also,": after the count, that read as a fourth thing (r72).
         assert!(
-            !body.contains("Also,") && body.contains("is ready, "),
+            body.starts_with("For the trip, in A, save '/f0'; in C"),
             "{body}"
         );
         let parsed = super::super::reconstruct::parse_for(&body, Some(5)).unwrap();
@@ -955,12 +936,8 @@ mod tests {
         // Positions in the text: A 0, C 1, D 2, B 3, E 4.
         assert_eq!(edges, [(0, 3), (1, 4), (2, 4), (3, 4)], "{body}");
         assert!(
-            starts_first(&gather, &[0, 1, 2, 3, 4], true).is_none(),
+            starts_first(&gather, &[0, 1, 2, 3, 4]).is_none(),
             "already leads"
-        );
-        assert!(
-            starts_first(&branch, &[0, 1, 2, 3, 4], false).is_none(),
-            "no purpose"
         );
     }
 

@@ -196,7 +196,7 @@ fn a_fork_and_join_is_worded_by_its_handoffs() {
 #[test]
 fn a_paste_follows_its_copy_and_names_the_other_handoff() {
     // The copy hands over nothing with a name: its sentence must come right
-    // before the paste's, which names the contact it also waits for.
+    // before the paste's; listed with the contact, both come before it.
     const COPY: (&str, &str, &str) = (
         "copy",
         "Calculator",
@@ -224,7 +224,7 @@ fn a_paste_follows_its_copy_and_names_the_other_handoff() {
     assert!(
         v.summary
             .task_instruction
-            .contains("copy the result. Then, once 'bob@example.com' is ready, in Mail, send"),
+            .contains("copy the result; and in Mail, add a contact 'bob@example.com' with Name 'bob'. Finally, in Mail, send"),
         "{}",
         v.summary.task_instruction
     );
