@@ -110,6 +110,12 @@ pub struct KindSpec {
     /// ([`crate::graph::PointlessKind::FiledTwice`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tracker: bool,
+    /// A setting of the desktop itself (the wallpaper, the volume): a change
+    /// made for the person at the machine, a goal of its own. A task that
+    /// sets a picture as the wallpaper and mails it besides has two goals
+    /// ([`crate::graph::PointlessKind::FiledBeside`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub setting: bool,
     /// A message that passes a file on (a mail, a chat message): like a
     /// tracker, a person sends one file one way, so a task that mails a report
     /// and posts it in the chat besides, or files it and sends it, is padding

@@ -413,6 +413,7 @@ fn clash_pool(files: usize, readers: usize) -> SyntheticPool {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                setting: false,
                 sends: false,
                 inserted_as: None,
                 pasted: None,

@@ -255,6 +255,7 @@ mod tests {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                setting: false,
                 sends: false,
                 inserted_as: None,
                 pasted: None,

@@ -29,6 +29,8 @@
 //! in slot order. Tasks that start from the same desktop files (the same photo
 //! and document, only edited differently) are near repeats to a reader: at most
 //! [`MAX_START_SHARE`] of the tasks asked for (at least one) start from one set.
+//! So are tasks of four or more nodes of one shape (the same applications
+//! handing on to each other the same way, [`shape_key`]), under the same cap.
 //!
 //! # Edges
 //! A task's edges are *all* dependency-relation pairs among its nodes (every pair
@@ -475,6 +477,8 @@ pub struct Prior {
     /// The desktop files each task starts from ([`start_key`]; tasks whose
     /// nodes are not all instances of the pool are left out).
     pub starts: Vec<Box<[u32]>>,
+    /// The shape of each task ([`shape_key`]; left out like `starts`).
+    pub shapes: Vec<Box<[u32]>>,
 }
 
 impl Prior {
@@ -483,6 +487,7 @@ impl Prior {
         Prior {
             nodes,
             starts: Vec::new(),
+            shapes: Vec::new(),
         }
     }
 }
@@ -500,6 +505,38 @@ pub fn start_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
     key.dedup();
     key.into_boxed_slice()
 }
+
+/// What a task of these instances does, as a reader compares tasks: each
+/// node's application with its predecessors' applications, sorted; empty for
+/// a task of fewer than [`SHAPE_MIN_NODES`] nodes. Two tasks of one shape
+/// with four or more nodes are one task with other files to a reader (a
+/// sheet exported, a picture put into a brief, the sheet appended to the
+/// brief's PDF: twice over with a chart or a bold header).
+pub fn shape_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
+    if instances.len() < SHAPE_MIN_NODES {
+        return Box::new([]);
+    }
+    let app = |i: u32| pool.slim[i as usize].app;
+    let mut nodes: Vec<Vec<u32>> = instances
+        .iter()
+        .map(|&x| {
+            let mut preds: Vec<u32> = instances
+                .iter()
+                .filter(|&&y| y != x && pool.depends_on(x as usize, y as usize))
+                .map(|&y| app(y))
+                .collect();
+            preds.sort_unstable();
+            let mut node = vec![app(x), preds.len() as u32];
+            node.extend(preds);
+            node
+        })
+        .collect();
+    nodes.sort_unstable();
+    nodes.concat().into_boxed_slice()
+}
+
+/// Nodes from which two tasks of one shape count as near repeats ([`shape_key`]).
+const SHAPE_MIN_NODES: usize = 4;
 
 /// [`compose_with`] for a dataset that already holds tasks (`prior`). Their
 /// nodes count toward the per-subtask cap ([`MAX_SUBTASK_SHARE`] of all
@@ -1248,6 +1285,9 @@ struct Usage {
     /// Tasks accepted so far by the desktop files they start from (sorted
     /// resource ids; tasks that start from no desktop file are not counted).
     starts: HashMap<Box<[u32]>, u32>,
+    /// Tasks accepted so far by their shape ([`shape_key`]; smaller tasks are
+    /// not counted), capped like `starts`.
+    shapes: HashMap<Box<[u32]>, u32>,
     /// Desktop files the pool's subtasks read: a pool with fewer than the
     /// tasks asked for cannot start each from files of its own, so its cap on
     /// tasks of one start relaxes as early as the subtask cap.
@@ -1279,6 +1319,7 @@ impl Usage {
             nodes: 0,
             floor: spec.min_nodes.max(1).saturating_mul(spec.count),
             starts: HashMap::new(),
+            shapes: HashMap::new(),
             start_files: start_key(pool, &(0..pool.len() as u32).collect::<Vec<_>>()).len(),
             count: spec.count,
             on: spec.targets.is_empty() && spec.capability.is_none(),
@@ -1297,6 +1338,9 @@ impl Usage {
         }
         for key in prior.starts.iter().filter(|k| !k.is_empty()) {
             *self.starts.entry(key.clone()).or_default() += 1;
+        }
+        for key in prior.shapes.iter().filter(|k| !k.is_empty()) {
+            *self.shapes.entry(key.clone()).or_default() += 1;
         }
         let n = prior.nodes.len();
         self.nodes += n;
@@ -1349,6 +1393,10 @@ impl Usage {
         if !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
             return true;
         }
+        let shape = shape_key(pool, instances);
+        if !shape.is_empty() && self.shapes.get(&shape).copied().unwrap_or(0) >= start_cap {
+            return true;
+        }
         let cap = self.cap(self.nodes + instances.len(), tries);
         instances.iter().any(|&i| {
             let s = pool.instance(i as usize).subtask;
@@ -1380,6 +1428,10 @@ impl Usage {
         let key = start_key(pool, instances);
         if !key.is_empty() {
             *self.starts.entry(key).or_default() += 1;
+        }
+        let shape = shape_key(pool, instances);
+        if !shape.is_empty() {
+            *self.shapes.entry(shape).or_default() += 1;
         }
     }
 }
@@ -3235,6 +3287,86 @@ mod tests {
     }
 
     #[test]
+    fn tasks_of_one_shape_are_counted_as_near_repeats() {
+        use crate::graph::pool::tests::{subtask, tiny_catalog};
+        let cat = tiny_catalog();
+        // A picture drawn, a booklet made with it, a letter written, all
+        // packed: twice, with other files.
+        let subs = vec![
+            subtask(
+                "draw",
+                "Paint",
+                &[],
+                &["img"],
+                &[&[("img", "/h/a.png")], &[("img", "/h/b.png")]],
+            ),
+            subtask(
+                "bind",
+                "Binder",
+                &["img"],
+                &["doc"],
+                &[
+                    &[("img", "/h/a.png"), ("doc", "/h/a.doc")],
+                    &[("img", "/h/b.png"), ("doc", "/h/b.doc")],
+                ],
+            ),
+            subtask(
+                "write",
+                "Writer",
+                &[],
+                &["doc"],
+                &[&[("doc", "/h/x.doc")], &[("doc", "/h/y.doc")]],
+            ),
+            subtask(
+                "pack",
+                "Packer",
+                &["img", "doc", "doc:other"],
+                &[],
+                &[
+                    &[
+                        ("img", "/h/a.png"),
+                        ("doc", "/h/a.doc"),
+                        ("other", "/h/x.doc"),
+                    ],
+                    &[
+                        ("img", "/h/b.png"),
+                        ("doc", "/h/b.doc"),
+                        ("other", "/h/y.doc"),
+                    ],
+                ],
+            ),
+        ];
+        let pool = Pool::new(&cat, &subs, &BTreeSet::new()).unwrap();
+        let task = |k: usize| -> Vec<u32> {
+            subs.iter()
+                .map(|s| pool.find(&s.id, k).unwrap() as u32)
+                .collect()
+        };
+        let (first, second) = (task(0), task(1));
+        assert!(!shape_key(&pool, &first).is_empty());
+        assert_eq!(shape_key(&pool, &first), shape_key(&pool, &second));
+        assert!(
+            shape_key(&pool, &first[..3]).is_empty(),
+            "three nodes: no shape"
+        );
+        let spec = ComposeSpec {
+            count: 2,
+            ..ComposeSpec::default()
+        };
+        let mut usage = Usage::new(&pool, &spec);
+        assert!(!usage.overuses(&pool, &second, 0));
+        usage.add(&pool, &first);
+        assert!(
+            usage.overuses(&pool, &second, 0),
+            "the same work with other files"
+        );
+        assert!(
+            !usage.overuses(&pool, &second, START_RELAX_AFTER),
+            "relaxed late"
+        );
+    }
+
+    #[test]
     fn a_top_up_does_not_start_from_the_files_a_stored_task_started_from() {
         use crate::graph::pool::tests::{subtask, tiny_catalog};
         use crate::resources::Resource;
@@ -3274,6 +3406,7 @@ mod tests {
         usage.seed(&Prior {
             nodes: vec![pool.instance(bold as usize).subtask],
             starts: vec![start_key(&pool, &[bold])],
+            shapes: Vec::new(),
         });
         assert!(usage.overuses(&pool, &[i], 0));
         assert!(usage.overuses(&pool, &[i], START_RELAX_AFTER - 1));

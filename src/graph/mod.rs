@@ -30,8 +30,8 @@ pub mod synthetic;
 
 pub use clash::{clashes, task_clashes, Clash, ClashKind};
 pub use compose::{
-    compose, compose_balanced, compose_with, sound_depths, start_key, CompactTask, ComposeError,
-    ComposeOutcome, ComposeSummary, Prior, Shortfall, TargetStat,
+    compose, compose_balanced, compose_with, shape_key, sound_depths, start_key, CompactTask,
+    ComposeError, ComposeOutcome, ComposeSummary, Prior, Shortfall, TargetStat,
 };
 pub use dag::{DagError, Orders, SmallDag, MAX_NODES};
 pub use diversity::{diversity, Diversity};

@@ -59,9 +59,9 @@
 //! - **two messages to one person** ([`PointlessKind::SentTwiceToOne`]): two
 //!   mails of one task to the same address; one mail would carry both files.
 //! - **filing beside the result** ([`PointlessKind::FiledBeside`]): a note,
-//!   to-do or card that only holds a file the task made, left beside another
-//!   result of the task (the ledger imported into the budget and also kept in
-//!   a note).
+//!   to-do or card that only holds a file the task made, or a setting made
+//!   of it (the wallpaper), left beside another result of the task (the
+//!   ledger imported into the budget and also kept in a note).
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
@@ -203,7 +203,10 @@ pub enum PointlessKind {
     /// the ledger's CSV exported, imported into the budget and also kept in a
     /// note 'Reference: expense ledger'. The filing is side work the goal does
     /// not ask for; a reader rejected three such tasks in one sample. Filing
-    /// is the whole goal only when it is the task's one result.
+    /// is the whole goal only when it is the task's one result. So is making
+    /// the file a setting of the desktop (a photo set as the wallpaper):
+    /// three readers in a row rejected a task that set the edited photo as
+    /// the wallpaper and mailed it besides as two goals.
     FiledBeside,
     /// Node `a` saves a changed copy of a file (same kind, new name) that no
     /// node uses, while node `b` uses the original: the to-do gets the
@@ -717,8 +720,8 @@ fn record_exports(pool: &Pool<'_>, x: usize) -> Vec<u32> {
         .collect()
 }
 
-/// The nodes (positions in `nodes`) that only file a file made in the task
-/// and end it beside another node that ends it (see
+/// The nodes (positions in `nodes`) that only file a file made in the task,
+/// or make it a setting, and end it beside another node that ends it (see
 /// [`PointlessKind::FiledBeside`]).
 fn filed_beside(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec<usize> {
     if has_successor.iter().filter(|&&s| !s).count() < 2 {
@@ -729,7 +732,7 @@ fn filed_beside(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec
         .filter(|&a| {
             let x = nodes[a];
             !has_successor[a]
-                && only_files(pool, x)
+                && (only_files(pool, x) || only_sets(pool, x))
                 && pool.slim[x]
                     .inputs
                     .iter()
@@ -747,6 +750,19 @@ fn only_files(pool: &Pool<'_>, y: usize) -> bool {
             .get(&pool.resource(r as usize).kind)
             .is_some_and(|k| k.tracker && !k.sends)
     })
+}
+
+/// Does instance `y` only change a setting of the desktop (`setting` kinds:
+/// a picture made the wallpaper)?
+fn only_sets(pool: &Pool<'_>, y: usize) -> bool {
+    let outputs = &pool.slim[y].outputs;
+    !outputs.is_empty()
+        && outputs.iter().all(|&r| {
+            pool.catalog()
+                .kinds
+                .get(&pool.resource(r as usize).kind)
+                .is_some_and(|k| k.setting)
+        })
 }
 
 /// The files instance `x` saves from a record a message passes on by its
@@ -2755,7 +2771,11 @@ mod tests {
         let mut note = cat.kinds["img"].clone();
         note.file_kinds = vec![];
         note.tracker = true;
+        let mut wallpaper = note.clone();
+        wallpaper.tracker = false;
+        wallpaper.setting = true;
         cat.kinds.insert("note".into(), note);
+        cat.kinds.insert("wallpaper".into(), wallpaper);
         let (csv, pdf) = ("/home/user/Documents/l.txt", "/home/user/Documents/l.pdf");
         let subs = vec![
             subtask(
@@ -2778,6 +2798,13 @@ mod tests {
                 &["txt"],
                 &["note"],
                 &[&[("txt", csv), ("note", "Reference: ledger")]],
+            ),
+            subtask(
+                "wallpaper",
+                "Photos",
+                &["txt"],
+                &["wallpaper"],
+                &[&[("txt", csv), ("wallpaper", "wallpaper=l.txt")]],
             ),
         ];
         let initial: BTreeSet<Resource> = [Resource::new(
@@ -2803,6 +2830,16 @@ mod tests {
         assert!(
             beside(&[export, keep], &[true, false]).is_empty(),
             "keeping the exported ledger in a note is the whole task"
+        );
+        let wallpaper = find("wallpaper");
+        assert_eq!(
+            beside(&[export, print, wallpaper], &[true, false, false]),
+            vec![2],
+            "the ledger printed, and also made the wallpaper: two goals"
+        );
+        assert!(
+            beside(&[export, wallpaper], &[true, false]).is_empty(),
+            "the new wallpaper is the whole task"
         );
         assert!(
             !PointlessKind::FiledBeside.lasting(),

@@ -916,6 +916,7 @@ pub(crate) mod tests {
                     rendered_by: vec![],
                     print: false,
                     tracker: false,
+                    setting: false,
                     sends: false,
                     inserted_as: None,
                     pasted: None,

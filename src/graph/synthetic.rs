@@ -89,6 +89,7 @@ pub fn synthetic_catalog() -> Result<Catalog, CatalogError> {
                 rendered_by: vec![],
                 print: false,
                 tracker: false,
+                setting: false,
                 sends: false,
                 inserted_as: None,
                 pasted: None,

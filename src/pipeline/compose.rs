@@ -561,7 +561,7 @@ pub fn compose_into_store(
 
 /// The stored tasks as [`graph::compose_balanced`] counts them: the subtask
 /// (index into `pool.subtasks()`) of every node, and the desktop files each
-/// task starts from. Nodes of subtasks no longer in the pool are left out, and
+/// task starts from and its shape. Nodes of subtasks no longer in the pool are left out, and
 /// so is the start of a task with such a node.
 fn stored_nodes(cx: &StageContext<'_>, pool: &graph::Pool<'_>) -> Result<graph::Prior, StoreError> {
     let index: std::collections::HashMap<&str, usize> = pool
@@ -586,6 +586,7 @@ fn stored_nodes(cx: &StageContext<'_>, pool: &graph::Pool<'_>) -> Result<graph::
             .collect();
         if let Some(instances) = instances {
             prior.starts.push(graph::start_key(pool, &instances));
+            prior.shapes.push(graph::shape_key(pool, &instances));
         }
     }
     Ok(prior)

@@ -129,7 +129,7 @@ pub fn assess(task: &Task, subtasks: &BTreeMap<&SubtaskId, &Subtask>, pool: &Poo
                 format!("{a} opens an address or a file the task gives only to copy it")
             }
             PointlessKind::FiledBeside => {
-                format!("{a} only files a file the task made, beside the task's other result")
+                format!("{a} only files a file the task made, or makes it a setting, beside the task's other result")
             }
             PointlessKind::SentTwiceToOne => {
                 format!("{a} and {b} each send a message to the same person, who could get one")
