@@ -537,6 +537,10 @@ pub fn shape_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
 
 /// Nodes from which two tasks of one shape count as near repeats ([`shape_key`]).
 const SHAPE_MIN_NODES: usize = 4;
+/// Failed attempts of one slot after which its task may repeat a shape: a
+/// small pool may have one shape of five branches only, and a top-up asked
+/// for it after the dataset holds it must still be made.
+const SHAPE_FORGET_AFTER: u32 = START_RELAX_AFTER + RELAX_AFTER;
 
 /// [`compose_with`] for a dataset that already holds tasks (`prior`). Their
 /// nodes count toward the per-subtask cap ([`MAX_SUBTASK_SHARE`] of all
@@ -1393,9 +1397,11 @@ impl Usage {
         if !key.is_empty() && self.starts.get(&key).copied().unwrap_or(0) >= start_cap {
             return true;
         }
-        let shape = shape_key(pool, instances);
-        if !shape.is_empty() && self.shapes.get(&shape).copied().unwrap_or(0) >= start_cap {
-            return true;
+        if tries < SHAPE_FORGET_AFTER {
+            let shape = shape_key(pool, instances);
+            if !shape.is_empty() && self.shapes.get(&shape).copied().unwrap_or(0) >= start_cap {
+                return true;
+            }
         }
         let cap = self.cap(self.nodes + instances.len(), tries);
         instances.iter().any(|&i| {
@@ -3363,6 +3369,12 @@ mod tests {
         assert!(
             !usage.overuses(&pool, &second, START_RELAX_AFTER),
             "relaxed late"
+        );
+        usage.add(&pool, &second);
+        assert!(usage.overuses(&pool, &second, START_RELAX_AFTER));
+        assert!(
+            !usage.overuses(&pool, &second, SHAPE_FORGET_AFTER),
+            "a slot that cannot fill otherwise repeats the shape"
         );
     }
 
