@@ -3371,7 +3371,7 @@ mod tests {
             "relaxed late"
         );
         usage.add(&pool, &second);
-        assert!(usage.overuses(&pool, &second, START_RELAX_AFTER));
+        assert!(usage.overuses(&pool, &second, 0));
         assert!(
             !usage.overuses(&pool, &second, SHAPE_FORGET_AFTER),
             "a slot that cannot fill otherwise repeats the shape"
