@@ -402,3 +402,42 @@ fn plan_flags_a_known_impossible_combination() {
     // Nothing was composed.
     assert!(!ws.file("generated/tasks.jsonl").exists());
 }
+
+#[test]
+fn the_committed_pool_composes_a_diamond_for_dependency_identification() {
+    // Four nodes, four hand-offs: one result used by two applications whose
+    // results meet again (the brightened product shot put into the brief and
+    // into the deck, the two PDFs appended). The explorer makes such joins
+    // after its walk, so the pool holds them.
+    let ws = Workspace::new();
+    ws.ok(&["--quiet", "pool", "import", "subtask_pool/pool.jsonl"]);
+    ws.ok(&["--quiet", "intents"]);
+    ws.ok(&[
+        "--quiet",
+        "compose",
+        "--count",
+        "1",
+        "--profile",
+        "free",
+        "--capability",
+        "dependency_identification",
+    ]);
+    let tasks = tasks(&ws);
+    assert_eq!(tasks.len(), 1);
+    let edges = tasks[0]["dag"]["edges"].as_object().unwrap();
+    assert_eq!(edges.len(), 4, "{}", tasks[0]);
+    let preds = |n: &str| -> Vec<&str> {
+        edges
+            .iter()
+            .filter(|(_, to)| to.as_array().unwrap().iter().any(|t| t == n))
+            .map(|(from, _)| from.as_str())
+            .collect()
+    };
+    let join = edges
+        .keys()
+        .find(|n| preds(n).len() == 2)
+        .expect("a node with two predecessors");
+    let (a, b) = (preds(join)[0], preds(join)[1]);
+    assert_eq!(preds(a).len(), 1, "{}", tasks[0]);
+    assert_eq!(preds(a), preds(b), "both branches start from one result");
+}

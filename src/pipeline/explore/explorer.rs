@@ -61,6 +61,9 @@ const SETS_PER_JOIN: usize = 18;
 /// (a mail, a to-do): every chain of work may end in one, so it takes more of
 /// the files made.
 const SETS_PER_DELIVERY: usize = 24;
+/// Most sets a join gains after its walk, each joining two files made apart
+/// from one (see `siblings_of_first`).
+const DIAMOND_SETS: usize = 2;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
@@ -342,11 +345,15 @@ impl OfflineExplorer {
             }
             cands.insert(s.name.clone(), list);
         }
+        // Deliveries and archives keep the deepest files first.
+        let mut siblings = (!delivers && !wraps && presets.is_empty())
+            .then(|| self.siblings_of_first(plan, &cands, known))
+            .flatten();
         let mut sets: Vec<(ParameterSet, Vec<Resource>)> = Vec::new();
         let mut local_taken = taken.clone();
         let mut attempt = 0;
         let inputs = cands.len() + usize::from(plan.pastes.is_some());
-        let wanted = if !presets.is_empty() {
+        let mut wanted = if !presets.is_empty() {
             presets.len()
         } else if delivers {
             SETS_PER_DELIVERY
@@ -360,11 +367,11 @@ impl OfflineExplorer {
         // one moves on each round, and a first input with no partner of its
         // topic skips to the next pair instead of ending the walk.
         let join = inputs >= 2;
-        let first_count = input_slots_files_first(plan)
+        let mut first_count = input_slots_files_first(plan)
             .first()
             .and_then(|s| cands.get(&s.name))
             .map_or(1, |c| c.len().max(1));
-        let limit = if !presets.is_empty() {
+        let mut limit = if !presets.is_empty() {
             presets.len()
         } else if join {
             wanted * 4 + 12
@@ -379,332 +386,221 @@ impl OfflineExplorer {
         // a second version where there was no first). The file then has two
         // makers; the composer never places both in one task (they clash).
         let mut made_by_sets: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        while sets.len() < wanted && attempt < limit {
-            let i = attempt;
-            attempt += 1;
-            let mut values = ParameterSet::new();
-            let mut ok = true;
-            let mut skip = false;
-            if let Some(preset) = presets.get(i) {
-                values = preset.clone();
-            }
-            // A preset fills the files; the rest (the address a bundle is
-            // mailed to) is walked to fit them.
-            let preset_count = values.len();
-            let walk: Vec<_> = input_slots_files_first(plan)
-                .into_iter()
-                .filter(|s| !values.contains_key(&s.name))
-                .collect();
-            for (k, s) in walk.into_iter().enumerate() {
-                let k = k + preset_count;
-                let Some(c) = cands.get(&s.name) else {
-                    continue;
+        for phase in 0..2 {
+            if phase == 1 {
+                // Then the joins of files made apart that the walk missed:
+                // one more set for each of the first few.
+                let Some((first, siblings)) = siblings.take() else {
+                    break;
                 };
-                // Inputs keep to the topic of those already picked (a holiday
-                // photo is not inserted into a code review).
-                let c = self.same_topic_first(c, &values);
-                // Two inputs of one kind (a file and the file to append) take
-                // different candidates.
-                let free: Vec<&String> = c
-                    .iter()
-                    .filter(|v| !values.values().any(|x| x == *v))
+                first_count = siblings.len();
+                wanted = sets.len() + siblings.len().min(DIAMOND_SETS);
+                limit = siblings.len();
+                attempt = 0;
+                cands.insert(first, siblings);
+            }
+            while sets.len() < wanted && attempt < limit {
+                let i = attempt;
+                attempt += 1;
+                let mut values = ParameterSet::new();
+                let mut ok = true;
+                let mut skip = false;
+                if let Some(preset) = presets.get(i) {
+                    values = preset.clone();
+                }
+                // A preset fills the files; the rest (the address a bundle is
+                // mailed to) is walked to fit them.
+                let preset_count = values.len();
+                let walk: Vec<_> = input_slots_files_first(plan)
+                    .into_iter()
+                    .filter(|s| !values.contains_key(&s.name))
                     .collect();
-                // The first input walks its candidates set by set; a later one
-                // (the contact a file is mailed to) cycles over those that fit
-                // the first one's topic, so every file made gets its reader.
-                let pick = if k == 0 && join {
-                    free.get(i % first_count).copied()
-                } else if k == 0 {
-                    free.get(i).copied()
-                } else {
-                    let fitting = self.fitting(&free, &values);
-                    // The first round takes, where there is one, a file made
-                    // in another application from what the first input was
-                    // made from (the ledger's chart beside the ledger
-                    // printed): a join of two branches of one piece of work.
-                    let sibling = (i < first_count && join)
-                        .then(|| {
-                            free[..fitting].iter().copied().find(|v| {
-                                values
-                                    .values()
-                                    .any(|w| made_apart(v, w, known, &self.originals))
+                for (k, s) in walk.into_iter().enumerate() {
+                    let k = k + preset_count;
+                    let Some(c) = cands.get(&s.name) else {
+                        continue;
+                    };
+                    // Inputs keep to the topic of those already picked (a holiday
+                    // photo is not inserted into a code review).
+                    let c = self.same_topic_first(c, &values);
+                    // Two inputs of one kind (a file and the file to append) take
+                    // different candidates.
+                    let free: Vec<&String> = c
+                        .iter()
+                        .filter(|v| !values.values().any(|x| x == *v))
+                        .collect();
+                    // The first input walks its candidates set by set; a later one
+                    // (the contact a file is mailed to) cycles over those that fit
+                    // the first one's topic, so every file made gets its reader.
+                    let pick = if k == 0 && join {
+                        free.get(i % first_count).copied()
+                    } else if k == 0 {
+                        free.get(i).copied()
+                    } else {
+                        let fitting = self.fitting(&free, &values);
+                        // The first round takes, where there is one, a file made
+                        // in another application from what the first input was
+                        // made from (the ledger's chart beside the ledger
+                        // printed): a join of two branches of one piece of work.
+                        let sibling = (i < first_count && join)
+                            .then(|| {
+                                free[..fitting].iter().copied().find(|v| {
+                                    values
+                                        .values()
+                                        .any(|w| made_apart(v, w, known, &self.originals))
+                                })
                             })
+                            .flatten();
+                        sibling.or_else(|| {
+                            (fitting > 0).then(|| free[(i + i / first_count) % fitting])
                         })
-                        .flatten();
-                    sibling.or_else(|| (fitting > 0).then(|| free[(i + i / first_count) % fitting]))
-                };
-                match pick {
-                    Some(v) => {
-                        values.insert(s.name.clone(), v.clone());
-                    }
-                    None if join && k > 0 => {
-                        skip = true;
-                        break;
-                    }
-                    None => {
-                        ok = false;
-                        break;
+                    };
+                    match pick {
+                        Some(v) => {
+                            values.insert(s.name.clone(), v.clone());
+                        }
+                        None if join && k > 0 => {
+                            skip = true;
+                            break;
+                        }
+                        None => {
+                            ok = false;
+                            break;
+                        }
                     }
                 }
-            }
-            if !ok {
-                break;
-            }
-            // The same inputs again (the walk came round) make nothing new.
-            if skip || sets.iter().any(|(v, _)| same_inputs(plan, v, &values)) {
-                continue;
-            }
-            // Inputs about two subjects (a song mailed to the school fair's
-            // address) make no request a person would give.
-            if !self.one_subject(values.values().map(String::as_str)) {
-                continue;
-            }
-            // Nor do two files of no subject that go back to different
-            // desktop files (a cat picture inserted into the welcome note):
-            // what ties them is only that neither has a topic.
-            let loose: BTreeSet<String> = plan
-                .slots
-                .iter()
-                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                .filter_map(|s| values.get(&s.name))
-                .filter(|v| self.catalog.topics.topic_of(v).is_none())
-                .map(|v| root_stem(v, &self.originals))
-                .collect();
-            if loose.len() > 1 {
-                continue;
-            }
-            // Nor does joining a file with a copy of itself (append
-            // 'manual_compressed.pdf' to 'manual.pdf', attach 'report.docx'
-            // and 'report.pdf'). Two different things made from one file (the
-            // ledger's bar chart as an image, the ledger printed to PDF) are
-            // no copies: mailing both is a diamond of real hand-offs.
-            let input_files: Vec<&str> = plan
-                .slots
-                .iter()
-                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                .filter_map(|s| values.get(&s.name).map(String::as_str))
-                .collect();
-            let copies = |a: &str, b: &str| copies_of_one_file(a, b, &self.originals);
-            if (1..input_files.len())
-                .any(|k| input_files[..k].iter().any(|a| copies(a, input_files[k])))
-            {
-                continue;
-            }
-            // Three or more files of one topic are about the topic (a mail
-            // 'Summer trip files'), not about the first of them ('Beach').
-            let topics = &self.catalog.topics;
-            let files: Vec<&str> = plan
-                .slots
-                .iter()
-                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                .filter_map(|s| values.get(&s.name).map(String::as_str))
-                .collect();
-            let set_roots: Vec<String> = files
-                .iter()
-                .map(|v| root_stem(v, &self.originals))
-                .collect();
-            let topic_stem = (files.len() >= 3)
-                .then(|| topics.get(topics.of(files).single()?))
-                .flatten()
-                .map(|t| t.name.replace(' ', "_"));
-            let stem = topic_stem
-                .or_else(|| {
-                    plan.slots.iter().find_map(|s| match &s.role {
-                        SlotRole::InputPath { .. } => values
-                            .get(&s.name)
-                            .map(|v| made_root(&root_stem(v, &self.originals), v, known)),
-                        _ => None,
-                    })
-                })
-                .or_else(|| {
-                    plan.slots.iter().find_map(|s| match &s.role {
-                        SlotRole::InputRecord { .. } => values.get(&s.name).map(|v| stem_of(v)),
-                        _ => None,
-                    })
-                })
-                .or_else(|| self.shown_stem(plan))
-                .or_else(|| {
-                    let app = self.desktop.spec(&plan.app)?;
-                    Some(app.spec.holds.as_deref()?.replace(' ', "_"))
-                })
-                .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
-            // A new file must not take the name of a file the subtask reads.
-            let mut avoid = local_taken.clone();
-            avoid.extend(values.values().cloned());
-            let in_dir = plan.slots.iter().find_map(|s| match &s.role {
-                SlotRole::InputPath { .. } => {
-                    values.get(&s.name).map(|v| vfs::parent(v).to_string())
+                if !ok {
+                    break;
                 }
-                _ => None,
-            });
-            // Every name of a record kind is taken (no "Review the plan 2").
-            let mut spent = false;
-            for s in &plan.slots {
-                if values.contains_key(&s.name) {
+                // The same inputs again (the walk came round) make nothing new.
+                if skip || sets.iter().any(|(v, _)| same_inputs(plan, v, &values)) {
                     continue;
                 }
-                let v = match &s.role {
-                    SlotRole::Choice { values: vs } => vs[(hs + i) % vs.len()].clone(),
-                    SlotRole::OutputPath { kind, ext }
-                        if self.bundles(kind, plan, &values).is_some() =>
-                    {
-                        // An archive of two files about one subject is named
-                        // after the subject ('summer_trip.zip'), not after a
-                        // change to the first file.
-                        // When that name is taken, it says what it holds
-                        // ('summer_trip_files.zip'), not that it was revised.
-                        // When that name is taken too, it says what it holds
-                        // ('cycling_images.zip'), not a version word
-                        // ('cycling_v2.zip' read as a second version).
-                        let subject = self.bundles(kind, plan, &values).unwrap_or_default();
-                        let packed: Vec<&str> = plan
-                            .slots
-                            .iter()
-                            .filter(|s| values.contains_key(&s.name))
-                            .filter_map(|s| match &s.role {
-                                SlotRole::InputPath { kind } => Some(kind.as_str()),
-                                _ => None,
-                            })
-                            .collect();
-                        let mut tags: Vec<String> =
-                            holds_tag(&self.catalog, &packed).into_iter().collect();
-                        tags.extend(["files".to_string(), "bundle".to_string()]);
-                        // Files from several folders are packed where the kind
-                        // goes (the Documents folder), not beside the first.
-                        let folders: BTreeSet<&str> = plan
-                            .slots
-                            .iter()
-                            .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
-                            .filter_map(|s| values.get(&s.name).map(|v| vfs::parent(v)))
-                            .collect();
-                        let dir = in_dir.as_deref().filter(|_| folders.len() == 1);
-                        match output_path(kind, ext, &subject, dir, &tags, &avoid) {
-                            Some(p) => p,
-                            None => {
-                                spent = true;
-                                break;
-                            }
-                        }
-                    }
-                    SlotRole::OutputPath { kind, ext } => {
-                        // A copy of a file it read keeps that file's extension.
-                        let read = plan.slots.iter().find_map(|r| match &r.role {
-                            SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
+                // Inputs about two subjects (a song mailed to the school fair's
+                // address) make no request a person would give.
+                if !self.one_subject(values.values().map(String::as_str)) {
+                    continue;
+                }
+                // Nor do two files of no subject that go back to different
+                // desktop files (a cat picture inserted into the welcome note):
+                // what ties them is only that neither has a topic.
+                let loose: BTreeSet<String> = plan
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                    .filter_map(|s| values.get(&s.name))
+                    .filter(|v| self.catalog.topics.topic_of(v).is_none())
+                    .map(|v| root_stem(v, &self.originals))
+                    .collect();
+                if loose.len() > 1 {
+                    continue;
+                }
+                // Nor does joining a file with a copy of itself (append
+                // 'manual_compressed.pdf' to 'manual.pdf', attach 'report.docx'
+                // and 'report.pdf'). Two different things made from one file (the
+                // ledger's bar chart as an image, the ledger printed to PDF) are
+                // no copies: mailing both is a diamond of real hand-offs.
+                let input_files: Vec<&str> = plan
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                    .filter_map(|s| values.get(&s.name).map(String::as_str))
+                    .collect();
+                let copies = |a: &str, b: &str| copies_of_one_file(a, b, &self.originals);
+                if (1..input_files.len())
+                    .any(|k| input_files[..k].iter().any(|a| copies(a, input_files[k])))
+                {
+                    continue;
+                }
+                // Three or more files of one topic are about the topic (a mail
+                // 'Summer trip files'), not about the first of them ('Beach').
+                let topics = &self.catalog.topics;
+                let files: Vec<&str> = plan
+                    .slots
+                    .iter()
+                    .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                    .filter_map(|s| values.get(&s.name).map(String::as_str))
+                    .collect();
+                let set_roots: Vec<String> = files
+                    .iter()
+                    .map(|v| root_stem(v, &self.originals))
+                    .collect();
+                let topic_stem = (files.len() >= 3)
+                    .then(|| topics.get(topics.of(files).single()?))
+                    .flatten()
+                    .map(|t| t.name.replace(' ', "_"));
+                let stem = topic_stem
+                    .or_else(|| {
+                        plan.slots.iter().find_map(|s| match &s.role {
+                            SlotRole::InputPath { .. } => values
+                                .get(&s.name)
+                                .map(|v| made_root(&root_stem(v, &self.originals), v, known)),
                             _ => None,
-                        });
-                        let changes = change_tags(&plan.phrases, |p| self.name_of(&plan.app, p));
-                        let changed = !changes.is_empty();
-                        let mut tags: Vec<String> =
-                            changes.into_iter().filter(|t| names_a_result(t)).collect();
-                        // A file that joins two (a report with a picture put
-                        // in) may be named after the second when the change's
-                        // name is taken: a report with each picture.
-                        let second = plan
-                            .slots
-                            .iter()
-                            .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
-                            .filter_map(|r| values.get(&r.name))
-                            .nth(1);
-                        if let Some(v) = second {
-                            // The second file by its own subject, the desktop
-                            // file it goes back to: a brief with the captioned
-                            // trail photo put in is 'brief_with_mountain_trail',
-                            // not '..._with_mountain_trail_caption', and a deck
-                            // with a picture appended 'sales_with_launch_deck',
-                            // not '..._with_launch_deck_with_product_demo'.
-                            let root = made_root(&root_stem(v, &self.originals), v, known);
-                            let own = root.split("_with_").next().unwrap_or(&root);
-                            // Two things made from one file (the ledger printed,
-                            // its chart) joined: the second by what it is.
-                            let own = match stem_of(v).strip_prefix(&format!("{own}_")) {
-                                Some(what) if own == stem => what.to_string(),
-                                _ => own.to_string(),
-                            };
-                            if own != stem {
-                                tags.push(format!("with_{own}"));
-                            }
-                        }
-                        let ext = match read {
-                            Some(v) => {
-                                if !changed {
-                                    tags.push("backup".into());
-                                }
-                                vfs::extension(v)
-                            }
-                            None => {
-                                let last = plan.phrases.last().map(String::as_str);
-                                let made = participle(last.unwrap_or(""));
-                                if names_a_result(&made) {
-                                    tags.push(made);
-                                }
-                                ext.clone()
-                            }
-                        };
-                        // A copy of a copy may carry the earlier change too
-                        // ('launch_deck_dark_theme_signed.pdf') when the plain
-                        // names are taken, before any counter.
-                        let first_input = plan
-                            .slots
-                            .iter()
-                            .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
-                            .find_map(|r| values.get(&r.name));
-                        if let (Some(v), Some(tag)) = (first_input, tags.first().cloned()) {
-                            let own = stem_of(v);
-                            // Not a change it carries already (a second ledger
-                            // appended to 'budget_with_expense_ledger' is no
-                            // '..._with_expense_ledger_with_expense_ledger'),
-                            // nor a second join ('deck_with_demo_with_brief'):
-                            // a version word names such a copy.
-                            if let Some(earlier) = own.strip_prefix(&format!("{stem}_")) {
-                                let joins_twice =
-                                    earlier.starts_with("with_") && tag.starts_with("with_");
-                                if !joins_twice
-                                    && !earlier.contains(tag.as_str())
-                                    && !tag.contains(earlier)
-                                {
-                                    tags.push(format!("{earlier}_{tag}"));
-                                }
-                            }
-                        }
-                        let named: BTreeSet<&str> = plan
-                            .slots
-                            .iter()
-                            .filter(|r| {
-                                matches!(
-                                    r.role,
-                                    SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
-                                )
-                            })
-                            .filter_map(|r| values.get(&r.name).map(String::as_str))
-                            .collect();
-                        let plain = output_path(
-                            kind,
-                            &ext,
-                            &stem,
-                            in_dir.as_deref(),
-                            &[],
-                            &BTreeSet::new(),
-                        );
-                        let shared = plain.clone().filter(|p| {
-                            tags.is_empty() && converted_before(known, kind, &plan.app, p, &named)
-                        });
-                        // A file changed in a way no word names (a number
-                        // pasted in) leaves the plain name to the plain
-                        // export of the same file, which would otherwise be
-                        // 'stock_v2.pdf' beside a 'stock.pdf' that is no
-                        // plain export: it is the revised one.
-                        let mut avoid: BTreeSet<String> = avoid
-                            .iter()
-                            .filter(|p| made_by_sets.get(*p) != Some(&set_roots))
-                            .cloned()
-                            .collect();
-                        if changed && tags.is_empty() {
-                            avoid.extend(plain.clone());
-                        }
-                        if let Some(p) = shared {
-                            p
-                        } else {
-                            match output_path(kind, &ext, &stem, in_dir.as_deref(), &tags, &avoid) {
+                        })
+                    })
+                    .or_else(|| {
+                        plan.slots.iter().find_map(|s| match &s.role {
+                            SlotRole::InputRecord { .. } => values.get(&s.name).map(|v| stem_of(v)),
+                            _ => None,
+                        })
+                    })
+                    .or_else(|| self.shown_stem(plan))
+                    .or_else(|| {
+                        let app = self.desktop.spec(&plan.app)?;
+                        Some(app.spec.holds.as_deref()?.replace(' ', "_"))
+                    })
+                    .unwrap_or_else(|| WORDS[(hs + i) % WORDS.len()].to_string());
+                // A new file must not take the name of a file the subtask reads.
+                let mut avoid = local_taken.clone();
+                avoid.extend(values.values().cloned());
+                let in_dir = plan.slots.iter().find_map(|s| match &s.role {
+                    SlotRole::InputPath { .. } => {
+                        values.get(&s.name).map(|v| vfs::parent(v).to_string())
+                    }
+                    _ => None,
+                });
+                // Every name of a record kind is taken (no "Review the plan 2").
+                let mut spent = false;
+                for s in &plan.slots {
+                    if values.contains_key(&s.name) {
+                        continue;
+                    }
+                    let v = match &s.role {
+                        SlotRole::Choice { values: vs } => vs[(hs + i) % vs.len()].clone(),
+                        SlotRole::OutputPath { kind, ext }
+                            if self.bundles(kind, plan, &values).is_some() =>
+                        {
+                            // An archive of two files about one subject is named
+                            // after the subject ('summer_trip.zip'), not after a
+                            // change to the first file.
+                            // When that name is taken, it says what it holds
+                            // ('summer_trip_files.zip'), not that it was revised.
+                            // When that name is taken too, it says what it holds
+                            // ('cycling_images.zip'), not a version word
+                            // ('cycling_v2.zip' read as a second version).
+                            let subject = self.bundles(kind, plan, &values).unwrap_or_default();
+                            let packed: Vec<&str> = plan
+                                .slots
+                                .iter()
+                                .filter(|s| values.contains_key(&s.name))
+                                .filter_map(|s| match &s.role {
+                                    SlotRole::InputPath { kind } => Some(kind.as_str()),
+                                    _ => None,
+                                })
+                                .collect();
+                            let mut tags: Vec<String> =
+                                holds_tag(&self.catalog, &packed).into_iter().collect();
+                            tags.extend(["files".to_string(), "bundle".to_string()]);
+                            // Files from several folders are packed where the kind
+                            // goes (the Documents folder), not beside the first.
+                            let folders: BTreeSet<&str> = plan
+                                .slots
+                                .iter()
+                                .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+                                .filter_map(|s| values.get(&s.name).map(|v| vfs::parent(v)))
+                                .collect();
+                            let dir = in_dir.as_deref().filter(|_| folders.len() == 1);
+                            match output_path(kind, ext, &subject, dir, &tags, &avoid) {
                                 Some(p) => p,
                                 None => {
                                     spent = true;
@@ -712,177 +608,324 @@ impl OfflineExplorer {
                                 }
                             }
                         }
-                    }
-                    SlotRole::OutputRecord { kind } => {
-                        match output_record(kind, &stem, i, &local_taken, &self.catalog.topics) {
-                            Some(v) => v,
-                            None => {
-                                spent = true;
-                                break;
+                        SlotRole::OutputPath { kind, ext } => {
+                            // A copy of a file it read keeps that file's extension.
+                            let read = plan.slots.iter().find_map(|r| match &r.role {
+                                SlotRole::InputPath { kind: k } if k == kind => values.get(&r.name),
+                                _ => None,
+                            });
+                            let changes =
+                                change_tags(&plan.phrases, |p| self.name_of(&plan.app, p));
+                            let changed = !changes.is_empty();
+                            let mut tags: Vec<String> =
+                                changes.into_iter().filter(|t| names_a_result(t)).collect();
+                            // A file that joins two (a report with a picture put
+                            // in) may be named after the second when the change's
+                            // name is taken: a report with each picture.
+                            let second = plan
+                                .slots
+                                .iter()
+                                .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
+                                .filter_map(|r| values.get(&r.name))
+                                .nth(1);
+                            if let Some(v) = second {
+                                // The second file by its own subject, the desktop
+                                // file it goes back to: a brief with the captioned
+                                // trail photo put in is 'brief_with_mountain_trail',
+                                // not '..._with_mountain_trail_caption', and a deck
+                                // with a picture appended 'sales_with_launch_deck',
+                                // not '..._with_launch_deck_with_product_demo'.
+                                let root = made_root(&root_stem(v, &self.originals), v, known);
+                                let own = root.split("_with_").next().unwrap_or(&root);
+                                // Two things made from one file (the ledger printed,
+                                // its chart) joined: the second by what it is.
+                                let own = match stem_of(v).strip_prefix(&format!("{own}_")) {
+                                    Some(what) if own == stem => what.to_string(),
+                                    _ => own.to_string(),
+                                };
+                                if own != stem {
+                                    tags.push(format!("with_{own}"));
+                                }
+                            }
+                            let ext = match read {
+                                Some(v) => {
+                                    if !changed {
+                                        tags.push("backup".into());
+                                    }
+                                    vfs::extension(v)
+                                }
+                                None => {
+                                    let last = plan.phrases.last().map(String::as_str);
+                                    let made = participle(last.unwrap_or(""));
+                                    if names_a_result(&made) {
+                                        tags.push(made);
+                                    }
+                                    ext.clone()
+                                }
+                            };
+                            // A copy of a copy may carry the earlier change too
+                            // ('launch_deck_dark_theme_signed.pdf') when the plain
+                            // names are taken, before any counter.
+                            let first_input = plan
+                                .slots
+                                .iter()
+                                .filter(|r| matches!(r.role, SlotRole::InputPath { .. }))
+                                .find_map(|r| values.get(&r.name));
+                            if let (Some(v), Some(tag)) = (first_input, tags.first().cloned()) {
+                                let own = stem_of(v);
+                                // Not a change it carries already (a second ledger
+                                // appended to 'budget_with_expense_ledger' is no
+                                // '..._with_expense_ledger_with_expense_ledger'),
+                                // nor a second join ('deck_with_demo_with_brief'):
+                                // a version word names such a copy.
+                                if let Some(earlier) = own.strip_prefix(&format!("{stem}_")) {
+                                    let joins_twice =
+                                        earlier.starts_with("with_") && tag.starts_with("with_");
+                                    if !joins_twice
+                                        && !earlier.contains(tag.as_str())
+                                        && !tag.contains(earlier)
+                                    {
+                                        tags.push(format!("{earlier}_{tag}"));
+                                    }
+                                }
+                            }
+                            let named: BTreeSet<&str> = plan
+                                .slots
+                                .iter()
+                                .filter(|r| {
+                                    matches!(
+                                        r.role,
+                                        SlotRole::InputPath { .. } | SlotRole::InputRecord { .. }
+                                    )
+                                })
+                                .filter_map(|r| values.get(&r.name).map(String::as_str))
+                                .collect();
+                            let plain = output_path(
+                                kind,
+                                &ext,
+                                &stem,
+                                in_dir.as_deref(),
+                                &[],
+                                &BTreeSet::new(),
+                            );
+                            let shared = plain.clone().filter(|p| {
+                                tags.is_empty()
+                                    && converted_before(known, kind, &plan.app, p, &named)
+                            });
+                            // A file changed in a way no word names (a number
+                            // pasted in) leaves the plain name to the plain
+                            // export of the same file, which would otherwise be
+                            // 'stock_v2.pdf' beside a 'stock.pdf' that is no
+                            // plain export: it is the revised one.
+                            let mut avoid: BTreeSet<String> = avoid
+                                .iter()
+                                .filter(|p| made_by_sets.get(*p) != Some(&set_roots))
+                                .cloned()
+                                .collect();
+                            if changed && tags.is_empty() {
+                                avoid.extend(plain.clone());
+                            }
+                            if let Some(p) = shared {
+                                p
+                            } else {
+                                match output_path(
+                                    kind,
+                                    &ext,
+                                    &stem,
+                                    in_dir.as_deref(),
+                                    &tags,
+                                    &avoid,
+                                ) {
+                                    Some(p) => p,
+                                    None => {
+                                        spent = true;
+                                        break;
+                                    }
+                                }
                             }
                         }
-                    }
-                    // A command whose output is copied must print something (a
-                    // redirect into a file leaves nothing to copy).
-                    SlotRole::Text { field }
-                        if field == "command"
-                            && plan
-                                .produces
-                                .iter()
-                                .any(|k| paths::on_clipboard(&self.catalog, k)) =>
-                    {
-                        print_command(known, hs + i)
-                    }
-                    // One whose output is a file makes a file about the subject.
-                    SlotRole::Text { field } if field == "command" => {
-                        file_command(known, &self.catalog.topics, &stem, hs + i)
-                    }
-                    // A contact's name is that of the person whose address it is.
-                    SlotRole::Text { field } if names_a_person(field) => values
-                        .values()
-                        .find_map(|v| person_of_address(v))
-                        .unwrap_or_else(|| text_value(field, &stem, hs + i, &self.catalog.topics)),
-                    // A body written into a record that is no message (a
-                    // note) is what one notes down, not a mail's greeting.
-                    SlotRole::Text { field } if !self.sends(plan) && is_message_field(field) => {
-                        text_value("note", &stem, hs + i, &self.catalog.topics)
-                    }
-                    SlotRole::Text { field } => {
-                        text_value(field, &stem, hs + i, &self.catalog.topics)
-                    }
-                    SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
-                };
-                values.insert(s.name.clone(), v);
-            }
-            if spent || self.renames_text(plan, &values) || self.rewrites_a_figure(plan, &values) {
-                continue;
-            }
-            match_ingredients(plan, &mut values);
-            disambiguate_free_texts(plan, &mut values, hs + i);
-            // Each set runs on a desktop with only the files and records it reads:
-            // an output the application names itself (the board's 'board.md') is
-            // then the one a fresh desktop gives, not 'board-2.md' after another
-            // subtask's export (which a task without that subtask cannot make).
-            // What the set is to make does not hold yet: a chat message to Dave
-            // another subtask sends (a copied snippet) leaves this one's (a
-            // file) still to be sent.
-            let reads: BTreeSet<&str> = input_slots_files_first(plan)
-                .iter()
-                .filter_map(|s| match &s.role {
-                    SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => {
-                        Some(kind.as_str())
-                    }
-                    _ => None,
-                })
-                .collect();
-            let needed: Vec<KnownResource> = known
-                .iter()
-                .filter(|k| {
-                    k.parameter
-                        .as_ref()
-                        .is_some_and(|p| values.values().any(|v| v == p))
-                        && (reads.contains(k.kind.as_str())
-                            || !plan.produces.iter().any(|o| o == &k.kind))
-                })
-                .cloned()
-                .collect();
-            let own = materialize(&*self.desktop, &needed);
-            let own_before = own.current_resources();
-            let (base, before) = (&own, &own_before);
-            let after = match with_clipboard(&**base, plan, &values)
-                .and_then(|start| paths::execute(&*start, plan, &values).map_err(|e| e.0))
-            {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::debug!(template = %plan.template(&[], &self.catalog), ?values, error = %e, "path failed");
+                        SlotRole::OutputRecord { kind } => {
+                            match output_record(kind, &stem, i, &local_taken, &self.catalog.topics)
+                            {
+                                Some(v) => v,
+                                None => {
+                                    spent = true;
+                                    break;
+                                }
+                            }
+                        }
+                        // A command whose output is copied must print something (a
+                        // redirect into a file leaves nothing to copy).
+                        SlotRole::Text { field }
+                            if field == "command"
+                                && plan
+                                    .produces
+                                    .iter()
+                                    .any(|k| paths::on_clipboard(&self.catalog, k)) =>
+                        {
+                            print_command(known, hs + i)
+                        }
+                        // One whose output is a file makes a file about the subject.
+                        SlotRole::Text { field } if field == "command" => {
+                            file_command(known, &self.catalog.topics, &stem, hs + i)
+                        }
+                        // A contact's name is that of the person whose address it is.
+                        SlotRole::Text { field } if names_a_person(field) => values
+                            .values()
+                            .find_map(|v| person_of_address(v))
+                            .unwrap_or_else(|| {
+                                text_value(field, &stem, hs + i, &self.catalog.topics)
+                            }),
+                        // A body written into a record that is no message (a
+                        // note) is what one notes down, not a mail's greeting.
+                        SlotRole::Text { field }
+                            if !self.sends(plan) && is_message_field(field) =>
+                        {
+                            text_value("note", &stem, hs + i, &self.catalog.topics)
+                        }
+                        SlotRole::Text { field } => {
+                            text_value(field, &stem, hs + i, &self.catalog.topics)
+                        }
+                        SlotRole::InputPath { .. } | SlotRole::InputRecord { .. } => continue,
+                    };
+                    values.insert(s.name.clone(), v);
+                }
+                if spent
+                    || self.renames_text(plan, &values)
+                    || self.rewrites_a_figure(plan, &values)
+                {
                     continue;
                 }
-            };
-            let new = paths::new_resources(before, &*after);
-            let mut outs: Vec<Resource> = Vec::new();
-            let mut bad = false;
-            let mut kinds: BTreeSet<String> = plan.produces.iter().cloned().collect();
-            for s in &plan.slots {
-                if let SlotRole::OutputPath { kind, .. } | SlotRole::OutputRecord { kind } = &s.role
-                {
-                    kinds.insert(kind.clone());
-                }
-            }
-            let new: Vec<Resource> = new
-                .into_iter()
-                .map(|r| {
-                    if values.contains_key("setting_value") {
-                        r
-                    } else {
-                        setting_pair(r, before_settings(&**base), &*after)
-                    }
-                })
-                .collect();
-            for kind in &kinds {
-                let of_kind: Vec<&Resource> = new.iter().filter(|r| &r.kind == kind).collect();
-                if of_kind.is_empty() {
-                    continue;
-                }
-                let pick = match values.get(&output_name(plan, kind)) {
-                    Some(v) => of_kind
-                        .iter()
-                        .find(|r| r.parameter.as_deref() == Some(v.as_str())),
-                    None => of_kind
-                        .iter()
-                        .min_by_key(|r| r.parameter.as_ref().map(|p| p.len())),
-                };
-                match pick {
-                    Some(r) => outs.push((*r).clone()),
-                    None => bad = true,
-                }
-            }
-            // Every output slot must have made its resource hold.
-            for s in &plan.slots {
-                if let SlotRole::OutputPath { kind, .. } | SlotRole::OutputRecord { kind } = &s.role
-                {
-                    if !outs.iter().any(|r| &r.kind == kind) {
-                        bad = true;
-                    }
-                }
-            }
-            // Each parameter set must make outputs of its own.
-            let repeats = outs.iter().any(|r| {
-                r.parameter.as_ref().is_some_and(|p| {
-                    local_taken.contains(p) && values.get(&output_name(plan, &r.kind)) != Some(p)
-                }) || sets.iter().any(|(_, o)| {
-                    o.contains(r)
-                        && r.parameter
+                match_ingredients(plan, &mut values);
+                disambiguate_free_texts(plan, &mut values, hs + i);
+                // Each set runs on a desktop with only the files and records it reads:
+                // an output the application names itself (the board's 'board.md') is
+                // then the one a fresh desktop gives, not 'board-2.md' after another
+                // subtask's export (which a task without that subtask cannot make).
+                // What the set is to make does not hold yet: a chat message to Dave
+                // another subtask sends (a copied snippet) leaves this one's (a
+                // file) still to be sent.
+                let reads: BTreeSet<&str> = input_slots_files_first(plan)
+                    .iter()
+                    .filter_map(|s| match &s.role {
+                        SlotRole::InputPath { kind } | SlotRole::InputRecord { kind } => {
+                            Some(kind.as_str())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let needed: Vec<KnownResource> = known
+                    .iter()
+                    .filter(|k| {
+                        k.parameter
                             .as_ref()
-                            .is_some_and(|p| made_by_sets.get(p) != Some(&set_roots))
-                })
-            });
-            if bad || outs.is_empty() || repeats {
-                continue;
-            }
-            for r in &outs {
-                if let Some(p) = &r.parameter {
-                    let name = output_name(plan, &r.kind);
-                    values.entry(name).or_insert_with(|| p.clone());
-                    local_taken.insert(p.clone());
-                    made_by_sets
-                        .entry(p.clone())
-                        .or_insert_with(|| set_roots.clone());
-                }
-            }
-            for v in values.values() {
-                local_taken.insert(v.clone());
-            }
-            // The name a picked file shows in its folder list: what a check on the
-            // click can name (the coder uses it to tell subtasks apart).
-            for st in &plan.steps {
-                if let Step::SelectPath { slot, .. } | Step::OpenPath { slot, .. } = st {
-                    if let Some(v) = values.get(slot) {
-                        let name = vfs::base_name(v).to_string();
-                        values.insert(format!("{slot}_file"), name);
+                            .is_some_and(|p| values.values().any(|v| v == p))
+                            && (reads.contains(k.kind.as_str())
+                                || !plan.produces.iter().any(|o| o == &k.kind))
+                    })
+                    .cloned()
+                    .collect();
+                let own = materialize(&*self.desktop, &needed);
+                let own_before = own.current_resources();
+                let (base, before) = (&own, &own_before);
+                let after = match with_clipboard(&**base, plan, &values)
+                    .and_then(|start| paths::execute(&*start, plan, &values).map_err(|e| e.0))
+                {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::debug!(template = %plan.template(&[], &self.catalog), ?values, error = %e, "path failed");
+                        continue;
+                    }
+                };
+                let new = paths::new_resources(before, &*after);
+                let mut outs: Vec<Resource> = Vec::new();
+                let mut bad = false;
+                let mut kinds: BTreeSet<String> = plan.produces.iter().cloned().collect();
+                for s in &plan.slots {
+                    if let SlotRole::OutputPath { kind, .. } | SlotRole::OutputRecord { kind } =
+                        &s.role
+                    {
+                        kinds.insert(kind.clone());
                     }
                 }
+                let new: Vec<Resource> = new
+                    .into_iter()
+                    .map(|r| {
+                        if values.contains_key("setting_value") {
+                            r
+                        } else {
+                            setting_pair(r, before_settings(&**base), &*after)
+                        }
+                    })
+                    .collect();
+                for kind in &kinds {
+                    let of_kind: Vec<&Resource> = new.iter().filter(|r| &r.kind == kind).collect();
+                    if of_kind.is_empty() {
+                        continue;
+                    }
+                    let pick = match values.get(&output_name(plan, kind)) {
+                        Some(v) => of_kind
+                            .iter()
+                            .find(|r| r.parameter.as_deref() == Some(v.as_str())),
+                        None => of_kind
+                            .iter()
+                            .min_by_key(|r| r.parameter.as_ref().map(|p| p.len())),
+                    };
+                    match pick {
+                        Some(r) => outs.push((*r).clone()),
+                        None => bad = true,
+                    }
+                }
+                // Every output slot must have made its resource hold.
+                for s in &plan.slots {
+                    if let SlotRole::OutputPath { kind, .. } | SlotRole::OutputRecord { kind } =
+                        &s.role
+                    {
+                        if !outs.iter().any(|r| &r.kind == kind) {
+                            bad = true;
+                        }
+                    }
+                }
+                // Each parameter set must make outputs of its own.
+                let repeats = outs.iter().any(|r| {
+                    r.parameter.as_ref().is_some_and(|p| {
+                        local_taken.contains(p)
+                            && values.get(&output_name(plan, &r.kind)) != Some(p)
+                    }) || sets.iter().any(|(_, o)| {
+                        o.contains(r)
+                            && r.parameter
+                                .as_ref()
+                                .is_some_and(|p| made_by_sets.get(p) != Some(&set_roots))
+                    })
+                });
+                if bad || outs.is_empty() || repeats {
+                    continue;
+                }
+                for r in &outs {
+                    if let Some(p) = &r.parameter {
+                        let name = output_name(plan, &r.kind);
+                        values.entry(name).or_insert_with(|| p.clone());
+                        local_taken.insert(p.clone());
+                        made_by_sets
+                            .entry(p.clone())
+                            .or_insert_with(|| set_roots.clone());
+                    }
+                }
+                for v in values.values() {
+                    local_taken.insert(v.clone());
+                }
+                // The name a picked file shows in its folder list: what a check on the
+                // click can name (the coder uses it to tell subtasks apart).
+                for st in &plan.steps {
+                    if let Step::SelectPath { slot, .. } | Step::OpenPath { slot, .. } = st {
+                        if let Some(v) = values.get(slot) {
+                            let name = vfs::base_name(v).to_string();
+                            values.insert(format!("{slot}_file"), name);
+                        }
+                    }
+                }
+                sets.push((values, outs));
             }
-            sets.push((values, outs));
         }
         let (first_vals, first_outs) = sets.first()?.clone();
         let out_kinds: Vec<String> = first_outs.iter().map(|r| r.kind.clone()).collect();
@@ -1967,6 +2010,46 @@ impl<'k> Lineage<'k> {
             y.iter()
                 .any(|(app2, input2, out2)| app == app2 && input == input2 && out != out2)
         })
+    }
+}
+
+impl OfflineExplorer {
+    /// The candidates of a join's first file (with the slot's name) that
+    /// another file input could join with a file made apart from them
+    /// ([`made_apart`]: the brief and the deck that each got the brightened
+    /// product shot), in candidate order; `None` when there are none. The
+    /// walk makes those joins after its own sets, whatever the number of
+    /// candidates, and the pool holds diamonds (one result used by two
+    /// applications whose results meet again), the tasks of dependency
+    /// identification. Added after the walk, they leave its sets as they are.
+    fn siblings_of_first(
+        &self,
+        plan: &Plan,
+        cands: &BTreeMap<String, Vec<String>>,
+        known: &[KnownResource],
+    ) -> Option<(String, Vec<String>)> {
+        let files: Vec<&str> = input_slots_files_first(plan)
+            .into_iter()
+            .filter(|s| matches!(s.role, SlotRole::InputPath { .. }))
+            .map(|s| s.name.as_str())
+            .collect();
+        let (first, others) = files.split_first()?;
+        let partners: Vec<&String> = others
+            .iter()
+            .filter_map(|s| cands.get(*s))
+            .flatten()
+            .collect();
+        let siblings: Vec<String> = cands
+            .get(*first)?
+            .iter()
+            .filter(|v| {
+                partners
+                    .iter()
+                    .any(|w| w != v && made_apart(v, w, known, &self.originals))
+            })
+            .cloned()
+            .collect();
+        (!siblings.is_empty()).then(|| (first.to_string(), siblings))
     }
 }
 
