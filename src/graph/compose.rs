@@ -29,7 +29,7 @@
 //! in slot order. Tasks that start from the same desktop files (the same photo
 //! and document, only edited differently) are near repeats to a reader: at most
 //! [`MAX_START_SHARE`] of the tasks asked for (at least one) start from one set.
-//! So are tasks of four or more nodes of one shape (the same applications
+//! So are tasks of two or more nodes of one shape (the same applications
 //! handing on to each other the same way, [`shape_key`]), under the same cap.
 //!
 //! # Edges
@@ -509,7 +509,8 @@ pub fn start_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
 /// What a task of these instances does, as a reader compares tasks: each
 /// node's application with its predecessors' applications, sorted; empty for
 /// a task of fewer than [`SHAPE_MIN_NODES`] nodes. Two tasks of one shape
-/// with four or more nodes are one task with other files to a reader (a
+/// are one task with other files to a reader (a picture brightened and put
+/// into a document, twice over with other pictures and documents; a
 /// sheet exported, a picture put into a brief, the sheet appended to the
 /// brief's PDF: twice over with a chart or a bold header).
 pub fn shape_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
@@ -536,7 +537,7 @@ pub fn shape_key(pool: &Pool<'_>, instances: &[u32]) -> Box<[u32]> {
 }
 
 /// Nodes from which two tasks of one shape count as near repeats ([`shape_key`]).
-const SHAPE_MIN_NODES: usize = 4;
+const SHAPE_MIN_NODES: usize = 2;
 /// Failed attempts of one slot after which its task may repeat a shape: a
 /// small pool may have one shape of five branches only, and a top-up asked
 /// for it after the dataset holds it must still be made.
@@ -3352,8 +3353,8 @@ mod tests {
         assert!(!shape_key(&pool, &first).is_empty());
         assert_eq!(shape_key(&pool, &first), shape_key(&pool, &second));
         assert!(
-            shape_key(&pool, &first[..3]).is_empty(),
-            "three nodes: no shape"
+            shape_key(&pool, &first[..1]).is_empty(),
+            "one node: no shape"
         );
         let spec = ComposeSpec {
             count: 2,

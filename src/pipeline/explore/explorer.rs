@@ -2585,8 +2585,8 @@ const PLAIN_TEXTS: &[&str] = &[
     "Please see the attached file",
     "Notes from this morning",
     "Ready to look over",
-    "Shared as promised",
-    "As discussed yesterday",
+    "Attached for your review",
+    "For the next meeting",
 ];
 
 /// Captions that suit any picture, for one whose usual caption (its subject)
@@ -2681,11 +2681,26 @@ fn worded_text(field: &str, stem: &str, i: usize, topics: &Topics) -> Option<Str
         // alike as a template's. It claims nothing about the file (another
         // took "the ... update we talked about" on a recipe exported as it
         // was for a false claim).
-        "body" | "message" => &[
-            "Hi, this is for the {l}, as promised.",
-            "{w}: have a look when you get a chance.",
-            "Here is what we talked about for the {l}.",
-            "About the {l}: let me know what you think.",
+        // A mail's body goes with its attachments; it promises nothing
+        // (readers marked "as promised", "what we talked about" and "have a
+        // look when you get a chance" as stock lines) and asks for something
+        // a colleague or a friend would.
+        "body" => &[
+            "Hi, attached: the {l}. Let me know if anything is missing.",
+            "Could you look over the {l} before Friday? It's attached.",
+            "{w} attached, for your review.",
+            "Please find the {l} attached.",
+            "Here you go: the {l}. Comments welcome.",
+            "Sending over the {l} so you have it for the meeting.",
+            "Attached you'll find the {l}. Any thoughts?",
+            "{w}: attached for our next catch-up.",
+        ],
+        // A chat message carries no file.
+        "message" => &[
+            "Quick question about the {l}: do you have a minute today?",
+            "Are we still on track with the {l}?",
+            "Reminder: the {l} needs a look this week.",
+            "{w}: can we go over it tomorrow?",
         ],
         // What one notes down in a note's body (not a greeting): about the
         // subject's topic when it has notes, a placeholder only without one.
@@ -3563,7 +3578,7 @@ mod tests {
         values.insert("due".into(), "2026-12-05".into());
         assert_eq!(
             values["body"],
-            "Hi, this is for the contact list, as promised."
+            "Hi, attached: the contact list. Let me know if anything is missing."
         );
         // A body that repeats the subject gives way to a plain text.
         values.insert("body".into(), "Contact list draft".into());
