@@ -164,7 +164,7 @@ fn every_level_of_every_dimension_is_reachable() {
     ] {
         for level in ["easy", "medium", "hard"] {
             let flag = format!("--{dim}");
-            let mut args = vec![
+            let args = vec![
                 "--quiet",
                 "compose",
                 "--count",
