@@ -13,7 +13,10 @@
 //!    dialogs);
 //! 3. tries every candidate in a freshly reset desktop as is and, when that
 //!    made a file, after typing a line at the end of the opened document ("edit"
-//!    family).
+//!    family), then after pasting the clipboard there ("paste" family: the
+//!    desktop starts with the text verify prepares a `text_in_clipboard` input
+//!    with; its subtask reads that input, so it follows a copy in a task). The
+//!    rules' `families` say which families a walk tries.
 //!    When the candidate's dialog has a text field, it types a new file's path
 //!    there and confirms. A candidate is kept when a new file of a known kind
 //!    appears in the sandbox; as is, only when that file's kind is not the
@@ -68,6 +71,11 @@ pub struct WalkRules {
     pub max_inputs: usize,
     /// The stem suffix of the new file: plain family, edit family.
     pub suffixes: [String; 2],
+    /// The stem suffix of the paste family's new file ("notes_merged.txt"):
+    /// not the edit family's, so a paste and an edit of one input never name
+    /// the same file.
+    #[serde(default = "default_paste_suffix")]
+    pub paste_suffix: String,
     /// Further suffixes, for a file another walk made: its stem already ends
     /// in family suffixes, so the new file's stem replaces them with the
     /// first of the family's own, these, then the other family's that the
@@ -103,6 +111,44 @@ pub struct WalkRules {
     /// budget spent on a long menu bar is spent after them.
     #[serde(default)]
     pub prefer: Vec<String>,
+    /// The families a walk tries (all of them when absent), so a walk can try
+    /// one family alone on applications explored before.
+    #[serde(default = "Family::all")]
+    pub families: Vec<Family>,
+}
+
+fn default_paste_suffix() -> String {
+    "merged".into()
+}
+
+/// A kind of work the walker tries on an application, named as in the rules'
+/// `families`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// A candidate (Save As, Export) chosen on the opened file as it is.
+    AsIs,
+    /// A line typed at the end, then the candidate.
+    Edit,
+    /// The clipboard pasted at the end, then the candidate.
+    Paste,
+    /// The whole file selected and copied to the clipboard.
+    Copy,
+    /// A calculator's entries worked out and copied.
+    Compute,
+}
+
+impl Family {
+    /// Every family, in the order a walk tries them.
+    fn all() -> Vec<Family> {
+        vec![
+            Family::AsIs,
+            Family::Edit,
+            Family::Paste,
+            Family::Copy,
+            Family::Compute,
+        ]
+    }
 }
 
 impl WalkRules {
@@ -118,9 +164,9 @@ impl WalkRules {
         })?;
         let rules: WalkRules = toml::from_str(&text)
             .map_err(|e| EnvError::Setup(format!("{}: {e}", path.display())))?;
-        if rules.lines.is_empty() || rules.max_inputs == 0 {
+        if rules.lines.is_empty() || rules.max_inputs == 0 || rules.families.is_empty() {
             return Err(EnvError::Setup(format!(
-                "{}: `lines` must not be empty and `max_inputs` must be at least 1",
+                "{}: `lines` and `families` must not be empty and `max_inputs` must be at least 1",
                 path.display()
             )));
         }
@@ -142,6 +188,31 @@ impl WalkRules {
     fn line_in(&self, ext: Option<&str>, line: &str) -> String {
         ext.and_then(|e| self.line_forms.get(&e.to_lowercase()))
             .map_or_else(|| line.to_string(), |form| form.replacen("{line}", line, 1))
+    }
+
+    /// The stem suffix of `family`'s new file, and the other families'
+    /// suffixes (see `other_suffixes`), the ones after it when a stem carries
+    /// it already.
+    fn suffixes_of(&self, family: Family) -> (&str, Vec<String>) {
+        let own = match family {
+            Family::Edit => &self.suffixes[1],
+            Family::Paste => &self.paste_suffix,
+            _ => &self.suffixes[0],
+        };
+        let others = self
+            .other_suffixes
+            .iter()
+            .chain(&self.suffixes)
+            .chain(std::iter::once(&self.paste_suffix))
+            .filter(|w| *w != own)
+            .cloned()
+            .collect();
+        (own, others)
+    }
+
+    /// Whether a walk tries `family`.
+    fn runs(&self, family: Family) -> bool {
+        self.families.contains(&family)
     }
 
     /// The first menu item named like one of `names`.
@@ -299,10 +370,82 @@ fn lineage(path: &str, makers: &BTreeMap<String, Vec<Making>>) -> Lineage {
 #[derive(Debug, Clone)]
 pub struct Demo {
     pub input: Option<InputFile>,
-    pub line: Option<String>,
+    pub change: Change,
     pub output: InputFile,
     pub actions: Vec<TrajectoryAction>,
 }
+
+/// What a try of a candidate does to the opened document before it saves a
+/// new file: it owns the family's step (none, a typed line, a paste), the
+/// clipboard the desktop starts with, and what the subtask says and checks of
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing: the as-is family.
+    AsIs,
+    /// This line (in its file's form) typed on a new line at the end.
+    Line(String),
+    /// The clipboard pasted at the end (Ctrl+V), the desktop starting with
+    /// the text a `text_in_clipboard` input is prepared with.
+    Paste,
+}
+
+impl Change {
+    /// Whether the document is changed (an edit, kept whatever the kinds).
+    fn edits(&self) -> bool {
+        *self != Change::AsIs
+    }
+
+    /// The text the desktop's clipboard holds when the try starts: for a
+    /// paste, what `verify` prepares a `text_in_clipboard` input with, so the
+    /// walk and its replay paste the same.
+    fn clipboard(&self) -> Option<&'static str> {
+        (*self == Change::Paste).then(|| crate::env::real::prepared_clipboard(""))
+    }
+
+    /// The typed line, when there is one.
+    fn line(&self) -> Option<&str> {
+        match self {
+            Change::Line(line) => Some(line),
+            _ => None,
+        }
+    }
+
+    /// Makes the change on the document open in `rec` (`input` the opened
+    /// file).
+    fn make(&self, rec: &mut Recorder<'_>, input: Option<&InputFile>) -> Result<(), EnvError> {
+        match self {
+            Change::AsIs => return Ok(()),
+            Change::Line(line) => {
+                rec.click_into_text(input)?;
+                rec.step(
+                    // The closing Enter ends the line: a spreadsheet keeps a
+                    // typed cell in edit mode, and out of its saved file,
+                    // until then.
+                    keys(&format!("^{{END}}{{ENTER}}{}{{ENTER}}", typed_text(line))),
+                    &format!("I go to the end of the document and add the line '{line}'."),
+                )?;
+            }
+            Change::Paste => {
+                rec.click_into_text(input)?;
+                // The paste is a step of its own: its Ctrl+V is what the
+                // subtask checks.
+                rec.step(
+                    keys("^{END}{ENTER}"),
+                    "I go to the end of the document and start a new line.",
+                )?;
+                rec.step(
+                    keys(PASTE_KEYS),
+                    "I paste the copied text there with Ctrl+V.",
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The keys that paste the clipboard (the paste family presses and checks them).
+const PASTE_KEYS: &str = "^v";
 
 /// What the walk of one application found.
 #[derive(Debug, Default)]
@@ -389,7 +532,8 @@ pub fn walk(
         .iter()
         .partition(|c| rules.rank(&c.item) < rules.prefer.len());
     ctx.candidates(env, &preferred, &budget, &mut report)?;
-    if let (Some(open), Some(copy)) = (&open, WalkRules::find(&rules.copy_items, &probe.menus)) {
+    let copy = WalkRules::find(&rules.copy_items, &probe.menus);
+    if let (true, Some(open), Some(copy)) = (rules.runs(Family::Copy), &open, copy) {
         let family = CopyFamily {
             app,
             open,
@@ -400,10 +544,7 @@ pub fn walk(
     }
     // An application that reads no file but works out what is typed into it
     // (a calculator): its catalogue's entries, each copied once worked out.
-    if let (false, Some(copy)) = (
-        app.entries.is_empty(),
-        WalkRules::find(&rules.copy_items, &probe.menus),
-    ) {
+    if let (true, false, Some(copy)) = (rules.runs(Family::Compute), app.entries.is_empty(), copy) {
         compute_family(env, app, copy, &budget, &mut report)?;
     }
     ctx.candidates(env, &others, &budget, &mut report)?;
@@ -433,7 +574,7 @@ fn compute_family(
             ));
             break;
         }
-        let Some(mut rec) = open_input(env, app, None, None)? else {
+        let Some(mut rec) = open_input(env, app, None, None, None)? else {
             continue;
         };
         rec.step(
@@ -627,31 +768,34 @@ impl Tries<'_> {
         Ok(())
     }
 
-    /// Tries `cand` as is, then after an edit; each family that made files
-    /// becomes subtasks (one per input kind and output kind), except an as-is
-    /// group that saves its input's kind again ([`discarded`]: an unchanged
-    /// copy, named in `report.dropped`). The edit family is tried unless the
-    /// as-is family made no file at all.
+    /// Tries `cand` in the rules' families that save a file, as is, after an
+    /// edit, after a paste (the last two only in an application that edits
+    /// its documents); each family that made files becomes subtasks (one per
+    /// input kind and output kind), except an as-is group that saves its
+    /// input's kind again ([`discarded`]: an unchanged copy, named in
+    /// `report.dropped`). A family is tried only when the one before it made
+    /// a file.
     fn families(
         &self,
         env: &mut dyn Environment,
         cand: &MenuPath,
         report: &mut WalkReport,
     ) -> Result<(), EnvError> {
-        let edits: &[bool] = if self.app.edits {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        for &edit in edits {
+        let families = [Family::AsIs, Family::Edit, Family::Paste]
+            .into_iter()
+            .filter(|f| self.rules.runs(*f) && (self.app.edits || *f == Family::AsIs));
+        for family in families {
             report.tried += 1;
-            let demos = self.demos(env, cand, edit)?;
+            let demos = self.demos(env, cand, family)?;
             if demos.is_empty() {
-                report.dropped.push(format!(
-                    "{}{}: no new file",
-                    cand.words(),
-                    if edit { " (edit)" } else { "" }
-                ));
+                let named = match family {
+                    Family::Edit => " (edit)",
+                    Family::Paste => " (paste)",
+                    _ => "",
+                };
+                report
+                    .dropped
+                    .push(format!("{}{named}: no new file", cand.words()));
                 // What makes no file as is makes none after an edit either.
                 break;
             }
@@ -663,10 +807,11 @@ impl Tries<'_> {
                 );
                 groups.entry(key).or_default().push(d);
             }
+            let edits = family != Family::AsIs;
             for ((input, output), group) in &groups {
                 // An unchanged copy is no subtask; the edit family is still
                 // tried (a line typed, then the same item).
-                if let Some(why) = discarded(edit, input.as_deref(), output) {
+                if let Some(why) = discarded(edits, input.as_deref(), output) {
                     let kind = input.as_deref().unwrap_or_default();
                     report
                         .dropped
@@ -685,18 +830,10 @@ impl Tries<'_> {
         &self,
         env: &mut dyn Environment,
         cand: &MenuPath,
-        edit: bool,
+        family: Family,
     ) -> Result<Vec<Demo>, EnvError> {
         let mut demos = Vec::new();
-        let suffix = &self.rules.suffixes[usize::from(edit)];
-        let others: Vec<String> = self
-            .rules
-            .other_suffixes
-            .iter()
-            .chain(&self.rules.suffixes)
-            .filter(|w| *w != suffix)
-            .cloned()
-            .collect();
+        let (suffix, others) = self.rules.suffixes_of(family);
         // Input kinds whose as-is run saved a file of their own kind: that
         // group is discarded, so its other inputs are not tried.
         let mut copied_kinds: BTreeSet<&str> = BTreeSet::new();
@@ -704,26 +841,14 @@ impl Tries<'_> {
             if i > 0 && input.is_some_and(|f| copied_kinds.contains(f.kind.as_str())) {
                 continue;
             }
-            let line = if edit {
-                let typed = input.map(|f| &f.lineage.lines);
-                // Every line is in the input already: an edit would repeat one.
-                let Some(line) = line_for(&self.rules.lines, i, typed) else {
-                    continue;
-                };
-                // Written as the document's kind wants it ("# ..." in a script).
-                let ext = match input {
-                    Some(f) => f.path.rsplit_once('.').map(|(_, e)| e),
-                    None => self.app.extensions.first().map(String::as_str),
-                };
-                Some(self.rules.line_in(ext, line))
-            } else {
-                None
+            let Some(change) = self.change(family, i, *input) else {
+                continue;
             };
             let attempt = Attempt {
                 app: self.app,
                 open: self.open,
                 input: *input,
-                line: line.as_deref(),
+                change: &change,
                 target: cand,
                 suffix,
                 others: &others,
@@ -738,7 +863,7 @@ impl Tries<'_> {
             match made {
                 Some(d) => {
                     if let Some(f) = input {
-                        if discarded(edit, Some(&f.kind), &d.output.kind).is_some() {
+                        if discarded(change.edits(), Some(&f.kind), &d.output.kind).is_some() {
                             copied_kinds.insert(f.kind.as_str());
                         }
                     }
@@ -750,10 +875,30 @@ impl Tries<'_> {
         }
         Ok(demos)
     }
+
+    /// What `family` does to its `i`th input before saving: for the edit
+    /// family the `i`th line ([`line_for`]) in the file's form, none when
+    /// every line is in the input already (an edit would repeat one).
+    fn change(&self, family: Family, i: usize, input: Option<&InputFile>) -> Option<Change> {
+        match family {
+            Family::Edit => {
+                let line = line_for(&self.rules.lines, i, input.map(|f| &f.lineage.lines))?;
+                // Written as the document's kind wants it ("# ..." in a script).
+                let ext = match input {
+                    Some(f) => f.path.rsplit_once('.').map(|(_, e)| e),
+                    None => self.app.extensions.first().map(String::as_str),
+                };
+                Some(Change::Line(self.rules.line_in(ext, line)))
+            }
+            Family::Paste => Some(Change::Paste),
+            _ => Some(Change::AsIs),
+        }
+    }
 }
 
 /// Why one family's demonstrations from an input kind to an output kind are
-/// no subtask, or None when they are one. The as-is family (`edit` false)
+/// no subtask, or None when they are one. The as-is family (`edit` false; a
+/// typed line or a paste edits)
 /// is kept only when it converts (`.txt` to `.pdf`, `.csv` to `.xlsx`) or
 /// reads no file: a file saved again unchanged in its own kind under a new
 /// name holds no work (readers reject it, and the composer drops such a node
@@ -825,7 +970,7 @@ fn try_copy(
     f: &CopyFamily<'_>,
     input: &InputFile,
 ) -> Result<Option<CopyDemo>, EnvError> {
-    let Some(mut rec) = open_input(env, f.app, Some(f.open), Some(input))? else {
+    let Some(mut rec) = open_input(env, f.app, Some(f.open), Some(input), None)? else {
         return Ok(None);
     };
     // Selecting all selects in the control with the focus: the document's.
@@ -1107,7 +1252,7 @@ impl Shown<'_> {
     /// own empty window when that does not open); the main window's title.
     fn fresh(&self, env: &mut dyn Environment) -> Result<String, EnvError> {
         if self.open.is_some() && self.first.is_some() {
-            if let Some(rec) = open_input(env, self.app, self.open, self.first)? {
+            if let Some(rec) = open_input(env, self.app, self.open, self.first, None)? {
                 return Ok(rec.last.window_title);
             }
         }
@@ -1168,7 +1313,7 @@ struct Attempt<'a> {
     app: &'a AppEntry,
     open: Option<&'a MenuPath>,
     input: Option<&'a InputFile>,
-    line: Option<&'a str>,
+    change: &'a Change,
     target: &'a MenuPath,
     /// The family's suffix of the new file's stem.
     suffix: &'a str,
@@ -1415,16 +1560,22 @@ fn describe(obs: &Observation) -> String {
     )
 }
 
-/// Resets the desktop with `app` launched and `input` in the sandbox, and opens
-/// it with the `open` item (when both are given); the recorder of what was done,
-/// None when the file did not open.
+/// Resets the desktop with `app` launched, `input` in the sandbox and
+/// `clipboard` on the clipboard, and opens `input` with the `open` item (when
+/// both are given); the recorder of what was done, None when the file did not
+/// open.
 fn open_input<'e>(
     env: &'e mut dyn Environment,
     app: &AppEntry,
     open: Option<&MenuPath>,
     input: Option<&InputFile>,
+    clipboard: Option<&str>,
 ) -> Result<Option<Recorder<'e>>, EnvError> {
-    let last = env.reset(&launch(app))?;
+    let setup = Setup {
+        clipboard_text: clipboard.map(str::to_string),
+        ..launch(app)
+    };
+    let last = env.reset(&setup)?;
     if let Some(input) = input {
         let resource = crate::resources::Resource::new(&input.kind, Some(input.path.clone()));
         if !env.holds(&resource) {
@@ -1468,19 +1619,11 @@ fn try_candidate(
     catalog: &Catalog,
     a: &Attempt<'_>,
 ) -> Result<Option<Demo>, EnvError> {
-    let Some(mut rec) = open_input(env, a.app, a.open, a.input)? else {
+    let Some(mut rec) = open_input(env, a.app, a.open, a.input, a.change.clipboard())? else {
         return Ok(None);
     };
     let before: BTreeSet<String> = files(rec.env);
-    if let Some(line) = a.line {
-        rec.click_into_text(a.input)?;
-        rec.step(
-            // The closing Enter ends the line: a spreadsheet keeps a typed
-            // cell in edit mode, and out of its saved file, until then.
-            keys(&format!("^{{END}}{{ENTER}}{}{{ENTER}}", typed_text(line))),
-            &format!("I go to the end of the document and add the line '{line}'."),
-        )?;
-    }
+    a.change.make(&mut rec, a.input)?;
     let main = rec.last.window_title.clone();
     if !rec.choose(a.target, "save a new file")? {
         return Ok(None);
@@ -1544,7 +1687,7 @@ fn try_candidate(
     }
     Ok(Some(Demo {
         input: a.input.cloned(),
-        line: a.line.map(str::to_string),
+        change: a.change.clone(),
         output,
         actions,
     }))
@@ -1674,8 +1817,11 @@ fn subtask_of(app: &AppEntry, cand: &MenuPath, demos: &[Demo]) -> Subtask {
     if let Some(slot) = &in_slot {
         clauses.push(format!("open '{{{slot}}}'"));
     }
-    if first.line.is_some() {
-        clauses.push("add the line '{line}' at the end".to_string());
+    match (&first.change, &in_slot) {
+        (Change::AsIs, _) => {}
+        (Change::Line(_), _) => clauses.push("add the line '{line}' at the end".to_string()),
+        (Change::Paste, Some(_)) => clauses.push("paste the copied text at its end".to_string()),
+        (Change::Paste, None) => clauses.push("paste the copied text".to_string()),
     }
     clauses.push(format!("save it as '{{{out_name}}}' with {}", cand.words()));
     let template = format!("In {}, {}.", app.name, join_clauses(&clauses));
@@ -1686,22 +1832,25 @@ fn subtask_of(app: &AppEntry, cand: &MenuPath, demos: &[Demo]) -> Subtask {
             if let (Some(slot), Some(i)) = (&in_slot, &d.input) {
                 p.insert(slot.clone(), i.path.clone());
             }
-            if let Some(line) = &d.line {
-                p.insert("line".into(), line.clone());
+            if let Some(line) = d.change.line() {
+                p.insert("line".into(), line.to_string());
             }
             p.insert(out_name.clone(), d.output.path.clone());
             p
         })
         .collect();
+    // A paste reads the clipboard: a parameterless input, so it follows any
+    // copy of its kind in a task.
+    let pasted = (first.change == Change::Paste).then(|| "text_in_clipboard".to_string());
     let actions: Vec<Vec<TrajectoryAction>> = demos.iter().map(|d| d.actions.clone()).collect();
     assemble(
         app,
         Shape {
             template,
             params,
-            inputs: in_slot.into_iter().collect(),
+            inputs: in_slot.into_iter().chain(pasted).collect(),
             outputs: vec![out_slot],
-            evaluation: evaluation_of(cand, &out_name, first.line.is_some()),
+            evaluation: evaluation_of(cand, &out_name, &first.change),
         },
         &actions,
     )
@@ -1774,20 +1923,31 @@ fn chosen_check(item: &MenuPath) -> CheckCall {
     }
 }
 
-/// Checks of the outcome: the new file exists (and holds the typed line), the
-/// item was chosen.
-fn evaluation_of(cand: &MenuPath, out_name: &str, edit: bool) -> Evaluation {
+/// Checks of the outcome: the item was chosen, the new file exists, and what
+/// `change` did: the typed line is in it, or Ctrl+V was pressed.
+fn evaluation_of(cand: &MenuPath, out_name: &str, change: &Change) -> Evaluation {
     let mut checks = vec![check(
         chosen_check(cand),
         &format!("{} was not chosen", cand.words()),
     )];
+    if *change == Change::Paste {
+        // Not the pasted text in the new file: in a task the clipboard holds
+        // what the copy before this subtask put there, not the text the walk
+        // and verify prepare.
+        checks.push(check(
+            CheckCall::CheckKeyPresses {
+                keys: PASTE_KEYS.into(),
+            },
+            "the clipboard was not pasted with Ctrl+V",
+        ));
+    }
     checks.push(check(
         CheckCall::CheckFileExists {
             file_path: format!("{{{out_name}}}"),
         },
         &format!("'{{{out_name}}}' was not saved"),
     ));
-    if edit {
+    if change.line().is_some() {
         checks.push(check(
             CheckCall::CheckFileContains {
                 file_path: format!("{{{out_name}}}"),
@@ -1970,6 +2130,8 @@ mod tests {
             budget_secs: None,
             probe_secs: None,
             prefer: vec!["Save As".into(), "Export".into()],
+            paste_suffix: "merged".into(),
+            families: Family::all(),
         }
     }
 
@@ -2499,7 +2661,7 @@ mod tests {
                 kind: "txt_path".into(),
                 lineage: Lineage::default(),
             }),
-            line: Some("Checked.".into()),
+            change: Change::Line("Checked.".into()),
             output: InputFile {
                 path: o.into(),
                 kind: "txt_path".into(),
@@ -2542,5 +2704,107 @@ mod tests {
             ]
         );
         assert_eq!(s.trajectories.len(), 2);
+    }
+
+    #[test]
+    fn a_paste_reads_the_file_and_the_clipboard_and_checks_the_paste() {
+        let cand = MenuPath::new("File", "Save As...");
+        let demo = Demo {
+            input: Some(InputFile {
+                path: "/home/user/a.txt".into(),
+                kind: "txt_path".into(),
+                lineage: Lineage::default(),
+            }),
+            change: Change::Paste,
+            output: InputFile {
+                path: "/home/user/a_merged.txt".into(),
+                kind: "txt_path".into(),
+                lineage: Lineage::default(),
+            },
+            actions: vec![],
+        };
+        let s = subtask_of(&entry(), &cand, &[demo]);
+        assert_eq!(
+            s.instruction_template,
+            "In Mousepad, open '{txt_path}', paste the copied text at its end and save it as '{new_txt_path}' with File > Save As."
+        );
+        assert_eq!(s.input_resources, ["txt_path", "text_in_clipboard"]);
+        assert_eq!(s.output_resources, ["txt_path:new_txt_path"]);
+        assert!(!s.available_parameters[0].contains_key("line"));
+        let checks = s.evaluation.unwrap().checks;
+        let apis: Vec<&str> = checks.iter().map(|c| c.call.api_name()).collect();
+        assert_eq!(
+            apis,
+            [
+                "check_mouse_clicks",
+                "check_key_presses",
+                "check_file_exists"
+            ]
+        );
+        assert_eq!(
+            checks[1].call,
+            CheckCall::CheckKeyPresses { keys: "^v".into() }
+        );
+        // A paste edits: kept whatever the kinds; the walk prepares the
+        // clipboard as verify prepares a `text_in_clipboard` input.
+        assert!(discarded(Change::Paste.edits(), Some("txt_path"), "txt_path").is_none());
+        assert_eq!(
+            Change::Paste.clipboard(),
+            Some(crate::env::real::prepared_clipboard(""))
+        );
+        assert_eq!(Change::Line("x".into()).clipboard(), None);
+    }
+
+    #[test]
+    fn each_family_names_its_file_with_its_own_suffix() {
+        let r = rules();
+        assert_eq!(r.suffixes_of(Family::AsIs).0, "final");
+        assert_eq!(r.suffixes_of(Family::Edit).0, "reviewed");
+        let (own, others) = r.suffixes_of(Family::Paste);
+        assert_eq!(own, "merged");
+        assert_eq!(others, ["revised", "updated", "final", "reviewed"]);
+        assert!(r
+            .suffixes_of(Family::Edit)
+            .1
+            .contains(&"merged".to_string()));
+    }
+
+    fn load_with(edit: impl Fn(&str) -> String) -> Result<WalkRules, EnvError> {
+        let dir = tempfile::tempdir().unwrap();
+        let x11 = dir.path().join("resources/x11");
+        std::fs::create_dir_all(&x11).unwrap();
+        let committed = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/x11/explore.toml"),
+        )
+        .unwrap();
+        std::fs::write(x11.join("explore.toml"), edit(&committed)).unwrap();
+        WalkRules::load(dir.path())
+    }
+
+    #[test]
+    fn the_families_walked_are_data() {
+        let families = |r: &WalkRules| r.families.clone();
+        let all = load_with(|t| t.to_string()).unwrap();
+        assert_eq!(families(&all), Family::all());
+        let absent = load_with(|t| {
+            t.lines()
+                .filter(|l| !l.starts_with("families"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap();
+        assert_eq!(families(&absent), Family::all());
+        let line = "families = [\"as_is\", \"edit\", \"paste\", \"copy\", \"compute\"]";
+        let paste = load_with(|t| t.replace(line, "families = [\"paste\"]")).unwrap();
+        assert_eq!(families(&paste), [Family::Paste]);
+        assert!(paste.runs(Family::Paste) && !paste.runs(Family::Copy));
+        let bad = load_with(|t| t.replace(line, "families = [\"pastes\"]")).unwrap_err();
+        let bad = bad.to_string();
+        assert!(
+            bad.contains("explore.toml") && bad.contains("pastes"),
+            "{bad}"
+        );
+        let empty = load_with(|t| t.replace(line, "families = []")).unwrap_err();
+        assert!(empty.to_string().contains("`families`"), "{empty}");
     }
 }
