@@ -403,6 +403,19 @@ impl Change {
         (*self == Change::Paste).then(|| crate::env::real::prepared_clipboard(""))
     }
 
+    /// Whether the saved file's text (`saved`, None when unreadable) shows
+    /// the change where the walk can tell: a paste's text must be in it. A
+    /// paste's evaluation cannot read it back (in a task the clipboard holds
+    /// what the node before copied), so the walk keeps only runs where the
+    /// paste reached the file: an archiver's Save As after Ctrl+V writes a
+    /// new archive that holds nothing pasted.
+    fn shown_in(&self, saved: Option<&str>) -> bool {
+        match self.clipboard() {
+            Some(pasted) => saved.is_some_and(|t| t.contains(pasted)),
+            None => true,
+        }
+    }
+
     /// The typed line, when there is one.
     fn line(&self) -> Option<&str> {
         match self {
@@ -793,9 +806,13 @@ impl Tries<'_> {
                     Family::Paste => " (paste)",
                     _ => "",
                 };
+                let what = match family {
+                    Family::Paste => "no new file holding the pasted text",
+                    _ => "no new file",
+                };
                 report
                     .dropped
-                    .push(format!("{}{named}: no new file", cand.words()));
+                    .push(format!("{}{named}: {what}", cand.words()));
                 // What makes no file as is makes none after an edit either.
                 break;
             }
@@ -1683,6 +1700,12 @@ fn try_candidate(
     // The demonstration must name the file it made (an application may have
     // added its own extension to the typed name).
     if output.path != out_path {
+        return Ok(None);
+    }
+    if !a
+        .change
+        .shown_in(rec.env.probes().file_text(&output.path).as_deref())
+    {
         return Ok(None);
     }
     Ok(Some(Demo {
@@ -2753,6 +2776,20 @@ mod tests {
             Some(crate::env::real::prepared_clipboard(""))
         );
         assert_eq!(Change::Line("x".into()).clipboard(), None);
+    }
+
+    #[test]
+    fn a_paste_is_kept_only_when_the_saved_file_holds_the_pasted_text() {
+        let pasted = crate::env::real::prepared_clipboard("");
+        let doc = format!("Welcome\n{pasted}\n");
+        assert!(Change::Paste.shown_in(Some(&doc)));
+        // An archive saved again after Ctrl+V, or a file that cannot be read.
+        assert!(!Change::Paste.shown_in(Some("PK\u{3}\u{4} photos")));
+        assert!(!Change::Paste.shown_in(None));
+        // The other families are not judged by the file's text here (the
+        // edit family's evaluation reads its line back on replay).
+        assert!(Change::AsIs.shown_in(None));
+        assert!(Change::Line("x".into()).shown_in(Some("no line")));
     }
 
     #[test]
