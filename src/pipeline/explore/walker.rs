@@ -2289,17 +2289,13 @@ mod tests {
 
     #[test]
     fn a_form_without_its_line_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let x11 = dir.path().join("resources/x11");
-        std::fs::create_dir_all(&x11).unwrap();
-        let committed = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/x11/explore.toml"),
-        )
-        .unwrap();
-        let broken = committed.replace("py = \"# {line}\"", "py = \"# note\"");
-        assert_ne!(broken, committed);
-        std::fs::write(x11.join("explore.toml"), broken).unwrap();
-        let err = WalkRules::load(dir.path()).unwrap_err().to_string();
+        let err = load_with(|committed| {
+            let broken = committed.replace("py = \"# {line}\"", "py = \"# note\"");
+            assert_ne!(broken, committed);
+            broken
+        })
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("line_forms.py"), "{err}");
     }
 
