@@ -943,6 +943,29 @@ fn observe(desktop: &dyn Replica, app: &str) -> Vec<ControlInfo> {
 /// (PDF) than for a writer of another kind, in [`exploration_order`].
 const PRINT_WEIGHT: usize = 4;
 
+/// Does a plan save in its application's own format (a Save As), and does
+/// that format keep styles (`keeps_props` absent or not empty)?
+fn styled_native(p: &paths::Plan, catalog: &Catalog) -> bool {
+    p.native_ext
+        .as_deref()
+        .and_then(|e| {
+            catalog
+                .kinds
+                .iter()
+                .find(|(_, k)| k.file_kinds.iter().any(|f| f == e))
+        })
+        .is_some_and(|(kind, _)| !plain(catalog, kind))
+}
+
+/// Is `kind` a plain format, one that keeps no styles (`keeps_props = []`)?
+fn plain(catalog: &Catalog, kind: &str) -> bool {
+    catalog
+        .kinds
+        .get(kind)
+        .and_then(|k| k.keeps_props.as_ref())
+        .is_some_and(Vec::is_empty)
+}
+
 /// Applications in an order where producers come before consumers: repeatedly
 /// the application that waits for the fewest remaining producers (each pair of
 /// an input kind and an application still to come that makes it counts, a
@@ -982,6 +1005,15 @@ pub fn exploration_order(apps: &[LoadedApp], catalog: &Catalog) -> Vec<String> {
                     .iter()
                     .any(|k| catalog.kinds.get(k).is_some_and(|k| k.print));
                 plan_outs.retain(|k| !from_print || plan_ins.contains(k));
+                // Likewise plain text saved by an application whose own format
+                // keeps styles (Writer saving .txt): its work is the styled
+                // document, and nobody drafts on from its plain copies. So the
+                // editors of plain text are explored before the applications
+                // that style their drafts, which then open them (a brief
+                // drafted in Text Editor, formatted in Writer).
+                if styled_native(p, catalog) {
+                    plan_outs.retain(|k| !plain(catalog, k));
+                }
                 ins.extend(plan_ins);
                 outs.extend(plan_outs);
             }
