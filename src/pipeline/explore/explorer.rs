@@ -6,7 +6,9 @@
 //! each path in a copy of the desktop (a [`Replica`], from the stage's desktop
 //! factory) on which every known resource holds, and proposes only what really
 //! made its outputs hold. Instructions are
-//! worded from the effects' `describe` phrases.
+//! worded from the effects' `describe` phrases. Once an application's
+//! proposals are made, each gets a few sets on its own category's work
+//! ([`domain`]), so that tasks can keep to one category.
 //!
 //! Deterministic: every choice is seeded by a hash of the request's content.
 
@@ -22,6 +24,8 @@ use crate::llm::{ExploreRequest, KnownResource, LlmError, OfflineRole, Outcome, 
 use crate::model::ParameterSet;
 use crate::resources::{Catalog, Resource};
 use crate::topics::Topics;
+
+mod domain;
 
 /// A plan to try, with the parameter sets chosen for it beforehand (a
 /// bundle's, [`OfflineExplorer::bundle_plans`]); with none, the inputs are
@@ -136,13 +140,19 @@ impl OfflineExplorer {
         // PDF and the product photo) is what makes tasks wide.
         let mut ordered: Vec<(Plan, Vec<ParameterSet>)> = bundles;
         ordered.extend(
-            makers_first(diversify(all))
+            makers_first(diversify(all, &self.copied_nearby(&app.spec)))
                 .into_iter()
                 .map(|p| (p, Vec::new())),
         );
         let mut out = Vec::new();
         let mut used_inputs: BTreeMap<String, usize> = BTreeMap::new();
         let mut bundled = 0;
+        // The plan of each proposal walked from the known resources.
+        let mut walked: Vec<(Plan, usize)> = Vec::new();
+        // Which proposal first made each of the application's own values:
+        // a set may read only what a proposal before it makes (the stage
+        // checks the proposals in order).
+        let mut made_at: BTreeMap<String, usize> = BTreeMap::new();
         for (plan, presets) in ordered {
             // Bundles come on top of the proposals asked for: they made
             // Mail's 22 proposals all but six bundles, and no single mail
@@ -161,41 +171,56 @@ impl OfflineExplorer {
                 self.try_plan(attempt, req, &known, &mut taken, seed, &mut used_inputs)
             {
                 bundled += usize::from(!presets.is_empty());
-                // What it made is one hand-off deeper than what it read.
-                let depth = 1 + known
-                    .iter()
-                    .filter(|r| {
-                        r.parameter.as_ref().is_some_and(|v| {
-                            p.available_parameters
-                                .iter()
-                                .any(|set| set.values().any(|x| x == v))
-                        })
-                    })
-                    .map(|r| r.depth)
-                    .max()
-                    .unwrap_or(0);
+                if presets.is_empty() {
+                    walked.push((plan.clone(), out.len()));
+                }
+                let fresh = fresh_known(&p, made, &known, &req.application);
+                for v in fresh.iter().filter_map(|r| r.parameter.clone()) {
+                    made_at.entry(v).or_insert(out.len());
+                }
                 out.push(p);
-                let fresh: Vec<KnownResource> = made
-                    .into_iter()
-                    .filter(|r| r.parameter.is_some())
-                    .map(|r| KnownResource {
-                        kind: r.kind,
-                        parameter: r.parameter,
-                        source: req.application.clone(),
-                        depth,
-                        readers: 0,
-                        shows: None,
-                        copied_beside: false,
-                        packs: 0,
-                        converted_only: false,
-                        made_from: Vec::new(),
-                    })
-                    .filter(|k| !known.contains(k))
-                    .collect();
                 known.extend(fresh);
             }
         }
-        out
+        // Then each walked proposal's sets on its category's own work, now
+        // that the application's own files are known too (see `domain`).
+        let walked_sets: Vec<usize> = out.iter().map(|p| p.available_parameters.len()).collect();
+        for (plan, k) in walked {
+            let presets = self.domain_presets(
+                &plan,
+                &req.application,
+                &known,
+                &out[k].available_parameters,
+            );
+            if presets.is_empty() {
+                continue;
+            }
+            let attempt = Attempt {
+                plan: &plan,
+                presets: &presets,
+            };
+            let Some((p, made)) =
+                self.try_plan(attempt, req, &known, &mut taken, seed, &mut used_inputs)
+            else {
+                continue;
+            };
+            if p.instruction_template != out[k].instruction_template {
+                continue;
+            }
+            let fresh = fresh_known(&p, made, &known, &req.application);
+            for v in fresh.iter().filter_map(|r| r.parameter.clone()) {
+                made_at.entry(v).or_insert(k);
+            }
+            let keys = |s: &ParameterSet| s.keys().cloned().collect::<Vec<_>>();
+            let want = out[k].available_parameters.first().map(keys);
+            for set in p.available_parameters {
+                if Some(keys(&set)) == want && !out[k].available_parameters.contains(&set) {
+                    out[k].available_parameters.push(set);
+                }
+            }
+            known.extend(fresh);
+        }
+        in_making_order(out, &made_at, &walked_sets)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1053,6 +1078,20 @@ impl OfflineExplorer {
         })
     }
 
+    /// The clipboard kinds the other applications of `app`'s category copy
+    /// (for Writer, Office: the table Sheets copies, the text Text Editor
+    /// copies).
+    fn copied_nearby(&self, app: &crate::env::spec::AppSpec) -> BTreeSet<String> {
+        self.desktop
+            .specs()
+            .iter()
+            .filter(|a| a.spec.category == app.category && a.spec.name != app.name)
+            .flat_map(|a| paths::plans(&a.spec, &self.catalog))
+            .flat_map(|p| p.produces)
+            .filter(|k| paths::on_clipboard(&self.catalog, k))
+            .collect()
+    }
+
     /// The contents the plan's edits suit, as their effects declare (`suits`,
     /// the intersection over the controls it clicks); `None`: any.
     fn suits(&self, plan: &Plan) -> Option<Vec<String>> {
@@ -1448,8 +1487,10 @@ impl OfflineRole<ExploreRequest> for OfflineExplorer {
 
 /// Round-robin over producing controls, so each app's first proposals differ;
 /// within a control the shorter first, except that its first plan reading two
-/// inputs (one that can join two earlier subtasks) leads.
-fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
+/// inputs (one that can join two earlier subtasks) leads, then its first
+/// paste and, when that paste reads a kind no other application of the
+/// category copies (`nearby`), its first paste of a kind one does.
+fn diversify(plans: Vec<Plan>, nearby: &BTreeSet<String>) -> Vec<Plan> {
     let mut groups: BTreeMap<String, Vec<Plan>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut sorted = plans;
@@ -1474,10 +1515,19 @@ fn diversify(plans: Vec<Plan>) -> Vec<Plan> {
     }
     // Per producer, a path that joins two files leads, then one that pastes what
     // another subtask copied: the nodes that join two branches of a task.
+    // When that paste is of a kind no other application of the category
+    // copies (a picture, into Writer), one of a kind one does (a table from
+    // Sheets) follows it, so a category's work also joins within it.
+    let nearby_paste = |p: &Plan| p.pastes.as_ref().is_some_and(|k| nearby.contains(k));
     for g in groups.values_mut() {
         if let Some(i) = g.iter().position(|p| p.pastes.is_some()) {
             let pasting = g.remove(i);
-            g.insert(0, pasting);
+            let near = if nearby_paste(&pasting) {
+                None
+            } else {
+                g.iter().position(nearby_paste).map(|j| g.remove(j))
+            };
+            g.splice(0..0, std::iter::once(pasting).chain(near));
         }
         if let Some(i) = g.iter().position(|p| inputs(p) >= 2) {
             let joining = g.remove(i);
@@ -1634,6 +1684,84 @@ pub fn materialize(desktop: &dyn Replica, known: &[KnownResource]) -> Box<dyn Re
     state.events.clear();
     d.restore(state);
     d
+}
+
+/// `out` ordered so that a proposal comes after those that make the values
+/// its sets read (the stage checks the proposals in order, and a set on a
+/// file the application makes itself, [`domain`], may read what a later
+/// proposal makes), the order kept otherwise. `made_at`: the proposal that
+/// first makes each of the application's values; `walked`: each proposal's
+/// sets before [`domain`]'s. A proposal left in a loop loses those later sets.
+fn in_making_order(
+    mut out: Vec<SubtaskProposal>,
+    made_at: &BTreeMap<String, usize>,
+    walked: &[usize],
+) -> Vec<SubtaskProposal> {
+    let needs = |p: &SubtaskProposal, k: usize| -> BTreeSet<usize> {
+        p.available_parameters
+            .iter()
+            .flat_map(|set| set.values())
+            .filter_map(|v| made_at.get(v).copied())
+            .filter(|&at| at != k)
+            .collect()
+    };
+    let mut placed: Vec<usize> = Vec::new();
+    while placed.len() < out.len() {
+        let ready = (0..out.len()).find(|k| {
+            !placed.contains(k) && needs(&out[*k], *k).iter().all(|j| placed.contains(j))
+        });
+        match ready {
+            Some(k) => placed.push(k),
+            None => {
+                // A loop: the first waiting proposal keeps its walked sets only.
+                let k = (0..out.len()).find(|k| !placed.contains(k)).unwrap_or(0);
+                out[k]
+                    .available_parameters
+                    .truncate(walked.get(k).copied().unwrap_or(0).max(1));
+                placed.push(k);
+            }
+        }
+    }
+    let mut slots: Vec<Option<SubtaskProposal>> = out.into_iter().map(Some).collect();
+    placed.into_iter().filter_map(|k| slots[k].take()).collect()
+}
+
+/// The files and records proposal `p` made, as known resources of `app`
+/// not in `known` yet: one hand-off deeper than the deepest value it read.
+fn fresh_known(
+    p: &SubtaskProposal,
+    made: Vec<Resource>,
+    known: &[KnownResource],
+    app: &str,
+) -> Vec<KnownResource> {
+    let depth = 1 + known
+        .iter()
+        .filter(|r| {
+            r.parameter.as_ref().is_some_and(|v| {
+                p.available_parameters
+                    .iter()
+                    .any(|set| set.values().any(|x| x == v))
+            })
+        })
+        .map(|r| r.depth)
+        .max()
+        .unwrap_or(0);
+    made.into_iter()
+        .filter(|r| r.parameter.is_some())
+        .map(|r| KnownResource {
+            kind: r.kind,
+            parameter: r.parameter,
+            source: app.to_string(),
+            depth,
+            readers: 0,
+            shows: None,
+            copied_beside: false,
+            packs: 0,
+            converted_only: false,
+            made_from: Vec::new(),
+        })
+        .filter(|k| !known.contains(k))
+        .collect()
 }
 
 fn seed_of(req: &ExploreRequest) -> u64 {
