@@ -17,6 +17,12 @@
 //! applications breaking near-ties. The finished graph is measured exactly and kept
 //! only if every measure is in its range.
 //!
+//! A slot of five or more nodes in one category (`knowledge` easy) starts,
+//! every other try, from a node of a category that joins two things made in
+//! the task, with producers of that category ([`category_seed`]): within one
+//! category applications hand on little in a row, and growth from a root
+//! never adds a join.
+//!
 //! # Diversity
 //! The composer counts, over the tasks accepted so far in this request, the nodes of
 //! each subtask and application. No subtask may take more than [`MAX_SUBTASK_SHARE`]
@@ -1620,7 +1626,8 @@ fn attempt(
     // A join narrows the graph: slots that must be wide are no join slots.
     let join_slot = join_turn && n >= 3;
     // A wide slot starts from a hub and its readers, a deep one from a path
-    // searched for: random growth seldom reaches either. Every other try, the
+    // searched for, a long one in one category from a join of that category
+    // ([`category_seed`]): random growth seldom reaches any. Every other try, the
     // first among them, still grows at random (a small pool's wide graphs may
     // have no hub).
     let shaped = if let Some(app) = world.only_app {
@@ -1652,6 +1659,8 @@ fn attempt(
         chain_seed(world, scope, r.lo[HIE], n, &mut rng)
     } else if r.lo[DEP] >= n {
         diamond_seed(world, scope, n, &mut rng).or_else(|| triangle_seed(world, scope, n, &mut rng))
+    } else if r.hi[KNO] <= 1 && r.lo[INS] >= 5 {
+        category_seed(world, n, &mut rng)
     } else {
         None
     };
@@ -2256,6 +2265,47 @@ fn gather_seed(
 /// Join targets [`join_cone`] draws per attempt.
 const JOIN_DRAWS: usize = 6;
 
+/// Join targets [`category_seed`] draws per attempt: few joins keep to their
+/// own category, so it draws more than [`join_cone`].
+const CATEGORY_DRAWS: usize = 24;
+
+/// Seeds a slot of many nodes in one category: a member of any scope of `n`
+/// or more members that joins two things made in the task, with a cone of
+/// producers of its own category. One category's applications hand on
+/// little in a row (Office: a text drafted in Text Editor and styled in
+/// Writer, a table copied from Sheets and pasted into it), so five of its
+/// nodes connect through a join; growing from a root never adds one, as the
+/// joining node needs both branches there first. `None` when no draw gives
+/// such a cone of at most `n` nodes.
+fn category_seed(world: &World<'_, '_>, n: usize, rng: &mut ChaCha8Rng) -> Option<(usize, Growth)> {
+    let pool = world.pool;
+    // Every input it needs made has a maker of its category in the scope.
+    let fits = |&(sc, x): &(usize, u32)| {
+        let category = pool.slim[x as usize].category;
+        pool.slim[x as usize].inputs.iter().all(|&r| {
+            pool.initial[r as usize]
+                || world
+                    .producers_of(sc, x, r)
+                    .iter()
+                    .any(|&p| pool.slim[p as usize].category == category)
+        })
+    };
+    let targets: Vec<(usize, u32)> = world
+        .join_order
+        .iter()
+        .filter(|&&sc| world.members[sc].len() >= n)
+        .flat_map(|&sc| world.joinable[sc].iter().map(move |&x| (sc, x)))
+        .filter(fits)
+        .collect();
+    (0..CATEGORY_DRAWS).find_map(|_| {
+        let &(sc, x) = targets.get(rng.random_range(0..targets.len().max(1)))?;
+        let category = Some(pool.slim[x as usize].category);
+        cone_within(world, sc, x, n, rng, true, category)
+            .filter(has_join)
+            .map(|g| (sc, g))
+    })
+}
+
 /// Draws [`World::keep_sound_joins`] spends on each joinable member.
 const SOUND_JOIN_PROBES: usize = 8;
 
@@ -2282,6 +2332,19 @@ fn cone_once(
     rng: &mut ChaCha8Rng,
     track_width: bool,
 ) -> Option<Growth> {
+    cone_within(world, scope, x, n, rng, track_width, None)
+}
+
+/// [`cone_once`] with producers drawn only from `category` when given.
+fn cone_within(
+    world: &World<'_, '_>,
+    scope: usize,
+    x: u32,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+    track_width: bool,
+    category: Option<u32>,
+) -> Option<Growth> {
     let pool = world.pool;
     // The cone: producers for every missing input, depth first.
     let mut cone: Vec<u32> = Vec::new();
@@ -2299,6 +2362,7 @@ fn cone_once(
                 .producers_of(scope, v, res)
                 .into_iter()
                 .filter(|&p| p != x && !cone.contains(&p))
+                .filter(|&p| category.is_none_or(|c| pool.slim[p as usize].category == c))
                 .collect();
             if ps.is_empty() {
                 return None;
