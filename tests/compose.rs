@@ -404,6 +404,37 @@ fn plan_flags_a_known_impossible_combination() {
 }
 
 #[test]
+fn the_committed_pool_composes_a_task_in_one_category_for_domain_specific_knowledge() {
+    // Five or more nodes of one application category: the explorer gives
+    // each subtask a few sets on its category's own work (a brief drafted in
+    // Text Editor and styled in Writer, a workbook totalled in Sheets whose
+    // cells are pasted into it), and the composer seeds such slots with a
+    // join of the category. `synth run` composes its top-up the same way.
+    let ws = Workspace::new();
+    ws.ok(&["--quiet", "pool", "import", "subtask_pool/pool.jsonl"]);
+    ws.ok(&[
+        "--quiet",
+        "compose",
+        "--count",
+        "1",
+        "--profile",
+        "free",
+        "--no-intents",
+        "--capability",
+        "domain_specific_knowledge",
+    ]);
+    let tasks = tasks(&ws);
+    assert_eq!(tasks.len(), 1);
+    let nodes = tasks[0]["nodes"].as_object().unwrap();
+    assert!(nodes.len() >= 5, "{}", tasks[0]);
+    let categories: std::collections::BTreeSet<&str> = nodes
+        .values()
+        .map(|n| n["category"].as_str().unwrap())
+        .collect();
+    assert_eq!(categories.len(), 1, "{}", tasks[0]);
+}
+
+#[test]
 fn the_committed_pool_composes_a_diamond_for_dependency_identification() {
     // Four nodes, four hand-offs: one result used by two applications whose
     // results meet again (the brightened product shot put into the brief and
