@@ -67,7 +67,7 @@ const SETS_PER_JOIN: usize = 18;
 const SETS_PER_DELIVERY: usize = 24;
 /// Most sets a join gains after its walk, each joining two files made apart
 /// from one (see `siblings_of_first`).
-const DIAMOND_SETS: usize = 2;
+const DIAMOND_SETS: usize = 4;
 
 /// The rule-based explorer.
 pub struct OfflineExplorer {
@@ -76,6 +76,8 @@ pub struct OfflineExplorer {
     /// The desktop's own files as (folder, stem): what a made file's name goes
     /// back to ([`root_stem`]).
     originals: BTreeSet<(String, String)>,
+    /// The paths of the desktop's own files.
+    desktop_files: BTreeSet<String>,
 }
 
 impl OfflineExplorer {
@@ -88,10 +90,17 @@ impl OfflineExplorer {
             .filter(|p| p.starts_with('/'))
             .map(|p| (vfs::parent(p).to_string(), stem_of(p)))
             .collect();
+        let desktop_files = desktop
+            .current_resources()
+            .into_iter()
+            .filter_map(|r| r.parameter)
+            .filter(|p| p.starts_with('/'))
+            .collect();
         OfflineExplorer {
             desktop: desktop.fork(),
             catalog: catalog.clone(),
             originals,
+            desktop_files,
         }
     }
 
@@ -2167,16 +2176,49 @@ impl OfflineExplorer {
             .filter_map(|s| cands.get(*s))
             .flatten()
             .collect();
-        let siblings: Vec<String> = cands
-            .get(*first)?
-            .iter()
-            .filter(|v| {
-                partners
-                    .iter()
-                    .any(|w| w != v && made_apart(v, w, known, &self.originals))
-            })
-            .cloned()
-            .collect();
+        // The made file two branches share (the brightened shot the brief and
+        // the deck each took), when a subtask made it: only such a join
+        // closes a diamond of four nodes; a desktop file read by two
+        // applications gives a fork of three.
+        let fork = |v: &String| {
+            partners
+                .iter()
+                .filter(|w| **w != v && made_apart(v, w, known, &self.originals))
+                .find_map(|w| made_source_of_both(v, w, known, &self.desktop_files))
+        };
+        let apart = |v: &String| {
+            partners
+                .iter()
+                .any(|w| *w != v && made_apart(v, w, known, &self.originals))
+        };
+        // Diamonds first, one per shared source in turn (so one busy source,
+        // a ledger printed five ways, does not take every diamond set), then
+        // the other joins of files made apart.
+        let cands = cands.get(*first)?;
+        let mut by_fork: BTreeMap<&String, Vec<&String>> = BTreeMap::new();
+        let mut forks: Vec<&String> = Vec::new();
+        for v in cands {
+            if let Some(f) = fork(v) {
+                if !by_fork.contains_key(f) {
+                    forks.push(f);
+                }
+                by_fork.entry(f).or_default().push(v);
+            }
+        }
+        let rounds = by_fork.values().map(Vec::len).max().unwrap_or(0);
+        let mut siblings: Vec<String> = Vec::new();
+        for i in 0..rounds {
+            for f in &forks {
+                if let Some(v) = by_fork[f].get(i) {
+                    siblings.push(v.to_string());
+                }
+            }
+        }
+        for v in cands {
+            if apart(v) && !siblings.contains(v) {
+                siblings.push(v.clone());
+            }
+        }
         (!siblings.is_empty()).then(|| (first.to_string(), siblings))
     }
 }
@@ -2202,6 +2244,36 @@ fn made_apart(
     a.source != b.source
         && a.made_from.iter().any(|f| b.made_from.contains(f))
         && !copies_of_one_file(v, w, originals)
+}
+
+/// A file both made files `v` and `w` were made from that a subtask made and
+/// the desktop does not hold (a ledger Finance exported, not one already on
+/// the desktop): the fork of a diamond.
+fn made_source_of_both<'k>(
+    v: &str,
+    w: &str,
+    known: &'k [KnownResource],
+    desktop_files: &BTreeSet<String>,
+) -> Option<&'k String> {
+    let sources = |p: &str| -> Vec<&'k String> {
+        known
+            .iter()
+            .filter(|r| r.parameter.as_deref() == Some(p))
+            .flat_map(|r| r.made_from.iter())
+            .collect()
+    };
+    let theirs = sources(w);
+    sources(v).into_iter().find(|f| {
+        let makers: Vec<&str> = known
+            .iter()
+            .filter(|r| r.parameter.as_ref() == Some(*f))
+            .map(|r| r.source.as_str())
+            .collect();
+        theirs.contains(f)
+            && !desktop_files.contains(*f)
+            && !makers.is_empty()
+            && !makers.contains(&"desktop")
+    })
 }
 
 fn words_of(stem: &str) -> String {
@@ -3165,6 +3237,43 @@ mod tests {
             "/home/user/Documents/ledger.pdf",
             "/home/user/Documents/menu.pdf"
         ));
+    }
+
+    #[test]
+    fn two_branches_fork_a_diamond_only_from_a_file_a_subtask_made() {
+        let made = |path: &str, source: &str, from: &[&str]| KnownResource {
+            kind: "pdf_path".into(),
+            parameter: Some(path.into()),
+            source: source.into(),
+            readers: 0,
+            shows: None,
+            depth: 1,
+            copied_beside: false,
+            packs: 0,
+            converted_only: false,
+            made_from: from.iter().map(|s| s.to_string()).collect(),
+        };
+        let shot = "/home/user/Pictures/demo_bright.png";
+        let brief = "/home/user/Documents/brief.txt";
+        let known = [
+            made(shot, "Image Editor", &[]),
+            made("/home/user/Documents/brief.pdf", "Writer", &[shot, brief]),
+            made("/home/user/Documents/deck.pdf", "Slides", &[shot]),
+            made(
+                "/home/user/Documents/brief_big.pdf",
+                "Text Editor",
+                &[brief],
+            ),
+        ];
+        let desktop: BTreeSet<String> = [brief.to_string()].into();
+        let fork = |v: &str, w: &str| made_source_of_both(v, w, &known, &desktop).cloned();
+        let (bpdf, deck) = (
+            "/home/user/Documents/brief.pdf",
+            "/home/user/Documents/deck.pdf",
+        );
+        assert_eq!(fork(bpdf, deck), Some(shot.to_string()));
+        // Both read the brief, but the desktop holds it: no subtask forks them.
+        assert_eq!(fork(bpdf, "/home/user/Documents/brief_big.pdf"), None);
     }
 
     #[test]
