@@ -2789,6 +2789,32 @@ const PLAIN_TEXTS: &[&str] = &[
     "For the next meeting",
 ];
 
+/// [`PLAIN_TEXTS`] for a message with several files attached (a reader saw
+/// "Please see the attached file" above five attachments).
+const PLAIN_TEXTS_MANY: &[&str] = &[
+    "Please see the attached files",
+    "Notes from this morning",
+    "Ready to look over",
+    "All attached for your review",
+    "For the next meeting",
+];
+
+/// [`PLAIN_TEXTS`] for a message or note with nothing attached.
+const PLAIN_TEXTS_NONE: &[&str] = &[
+    "Notes from this morning",
+    "A few points to look over",
+    "For the next meeting",
+];
+
+/// The sentences that suit a message with `files` files attached.
+fn plain_texts(files: usize) -> &'static [&'static str] {
+    match files {
+        0 => PLAIN_TEXTS_NONE,
+        1 => PLAIN_TEXTS,
+        _ => PLAIN_TEXTS_MANY,
+    }
+}
+
 /// Captions that suit any picture, for one whose usual caption (its subject)
 /// would repeat another value of the set.
 const CAPTIONS: &[&str] = &["Taken in 2026", "A day to remember", "Worth a second look"];
@@ -2838,7 +2864,7 @@ fn disambiguate_free_texts(plan: &paths::Plan, values: &mut ParameterSet, i: usi
         } else if field.eq_ignore_ascii_case("caption") {
             CAPTIONS
         } else {
-            PLAIN_TEXTS
+            plain_texts(plan.input_path_kinds().len())
         };
         let replacement = (0..plain.len())
             .map(|k| plain[(i + k) % plain.len()])
@@ -3274,6 +3300,14 @@ mod tests {
         assert_eq!(fork(bpdf, deck), Some(shot.to_string()));
         // Both read the brief, but the desktop holds it: no subtask forks them.
         assert_eq!(fork(bpdf, "/home/user/Documents/brief_big.pdf"), None);
+    }
+
+    #[test]
+    fn a_plain_body_counts_the_files_attached() {
+        assert!(plain_texts(0).iter().all(|t| !t.contains("attached")));
+        assert!(plain_texts(1).contains(&"Please see the attached file"));
+        assert!(plain_texts(5).contains(&"Please see the attached files"));
+        assert!(!plain_texts(5).contains(&"Please see the attached file"));
     }
 
     #[test]
