@@ -65,8 +65,9 @@
 //! - an **unused edited copy** ([`PointlessKind::UnusedEdit`]): a node saves
 //!   a changed copy of a file (a centred document) that nothing uses, while
 //!   another node of the task uses the original: the work on the copy is lost
-//!   on the way; or a print of a file (a PDF) that nothing uses while the
-//!   original is sent or filed as it was.
+//!   on the way; or a print of a file (a PDF), or a changed copy in another
+//!   format (a list given a heading and saved as .docx), that nothing uses
+//!   while the original is sent, filed or packed as it was.
 //! - **markup read as prose** ([`PointlessKind::MarkupAsProse`]): a markup
 //!   file's source (a web page's HTML, a table's CSV: `rendered_by` in `resources.toml`)
 //!   copied as text or made into another kind of file (a PDF printed from the
@@ -213,7 +214,10 @@ pub enum PointlessKind {
     /// un-centred document and the centred one is left behind. Or node `a`
     /// prints the file (a PDF) that nothing uses while node `b` only sends or
     /// files the original (the recipe's raw .txt mailed, its PDF left
-    /// behind). A node reading the copy ties it up.
+    /// behind), or changes it and saves it in another format that nothing
+    /// uses while node `b` sends, files or packs the original (a checklist
+    /// given a heading and saved as .docx, the plain .md zipped). A node
+    /// reading the copy ties it up.
     UnusedEdit,
     /// Node `a` only converts a file to a format that is no print (a script
     /// saved as .txt, an invoice PDF made a Word document), and node `b` only
@@ -512,13 +516,33 @@ fn unused_edits(pool: &Pool<'_>, nodes: &[usize], has_successor: &[bool]) -> Vec
                         .any(|&o| is_print(pool, o) && makes(pool, x, o))
             })
             .collect();
+        // A file changed and saved in another format left behind while the
+        // file as it was is sent, filed or packed (a packing list given a
+        // heading in Writer and saved as .docx, and the plain .md zipped and
+        // mailed): the reader of the task expects the better version to go.
+        let restyled: Vec<u32> = s
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&i| {
+                formatted_file(pool, i)
+                    && !s.changes_nothing
+                    && s.outputs.iter().any(|&o| {
+                        formatted_file(pool, o)
+                            && kind(o) != kind(i)
+                            && !is_print(pool, o)
+                            && makes(pool, x, o)
+                    })
+            })
+            .collect();
         for (b, &y) in nodes.iter().enumerate() {
             let reads = |files: &[u32]| {
                 files
                     .iter()
                     .any(|i| pool.slim[y].inputs.binary_search(i).is_ok())
             };
-            if b != a && (reads(&edited) || (reads(&printed) && only_carries(pool, y))) {
+            let carries = only_carries(pool, y) || wraps(pool, y);
+            if b != a && (reads(&edited) || ((reads(&printed) || reads(&restyled)) && carries)) {
                 found.push((a, b));
             }
         }
@@ -2999,6 +3023,44 @@ mod tests {
         assert!(
             kinds(&[centre], &[false]).is_empty(),
             "nothing else reads a.docx"
+        );
+    }
+
+    #[test]
+    fn a_restyled_copy_left_behind_while_the_plain_file_is_packed_is_unused() {
+        let cat = office_catalog();
+        let txt = "/home/user/Documents/list.txt";
+        let subs = vec![
+            subtask(
+                "heading",
+                "Writer",
+                &["txt"],
+                &["doc"],
+                &[&[("txt", txt), ("doc", "/home/user/Documents/list.docx")]],
+            ),
+            subtask(
+                "pack",
+                "Archiver",
+                &["txt"],
+                &["zip"],
+                &[&[("txt", txt), ("zip", "/home/user/Documents/moving.zip")]],
+            ),
+        ];
+        let initial: BTreeSet<Resource> = [Resource::new("txt", Some(txt.into()))].into();
+        let pool = Pool::new(&cat, &subs, &initial).unwrap();
+        let find = |id: &str| pool.find(&SubtaskId(id.into()), 0).unwrap();
+        let unused = |nodes: &[usize], succ: &[bool]| {
+            pointless(&pool, nodes, succ)
+                .iter()
+                .any(|p| (p.a, p.b, p.kind) == (0, 1, PointlessKind::UnusedEdit))
+        };
+        assert!(
+            unused(&[find("heading"), find("pack")], &[false, true]),
+            "the heading's .docx left behind, the plain file zipped"
+        );
+        assert!(
+            !unused(&[find("heading"), find("pack")], &[true, true]),
+            "the .docx used by a node after it"
         );
     }
 
