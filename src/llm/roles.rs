@@ -267,6 +267,25 @@ pub struct KnownResource {
     pub made_from: Vec<String>,
 }
 
+impl KnownResource {
+    /// A resource of `kind` made by `source` (or `desktop`) at `depth`, with
+    /// nothing known yet of its readers, content or making.
+    pub fn new(kind: &str, parameter: Option<String>, source: &str, depth: u32) -> KnownResource {
+        KnownResource {
+            kind: kind.to_string(),
+            parameter,
+            source: source.to_string(),
+            depth,
+            readers: 0,
+            shows: None,
+            copied_beside: false,
+            packs: 0,
+            converted_only: false,
+            made_from: Vec::new(),
+        }
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

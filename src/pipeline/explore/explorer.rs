@@ -1757,18 +1757,7 @@ fn fresh_known(
         .unwrap_or(0);
     made.into_iter()
         .filter(|r| r.parameter.is_some())
-        .map(|r| KnownResource {
-            kind: r.kind,
-            parameter: r.parameter,
-            source: app.to_string(),
-            depth,
-            readers: 0,
-            shows: None,
-            copied_beside: false,
-            packs: 0,
-            converted_only: false,
-            made_from: Vec::new(),
-        })
+        .map(|r| KnownResource::new(&r.kind, r.parameter, app, depth))
         .filter(|k| !known.contains(k))
         .collect()
 }
@@ -3268,16 +3257,8 @@ mod tests {
     #[test]
     fn two_branches_fork_a_diamond_only_from_a_file_a_subtask_made() {
         let made = |path: &str, source: &str, from: &[&str]| KnownResource {
-            kind: "pdf_path".into(),
-            parameter: Some(path.into()),
-            source: source.into(),
-            readers: 0,
-            shows: None,
-            depth: 1,
-            copied_beside: false,
-            packs: 0,
-            converted_only: false,
             made_from: from.iter().map(|s| s.to_string()).collect(),
+            ..KnownResource::new("pdf_path", Some(path.into()), source, 1)
         };
         let shot = "/home/user/Pictures/demo_bright.png";
         let brief = "/home/user/Documents/brief.txt";

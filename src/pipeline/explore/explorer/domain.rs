@@ -186,18 +186,7 @@ mod tests {
     use super::*;
 
     fn made(path: &str, depth: u32) -> KnownResource {
-        KnownResource {
-            kind: "xlsx_path".into(),
-            parameter: Some(path.into()),
-            source: "Sheets".into(),
-            depth,
-            readers: 0,
-            shows: None,
-            copied_beside: false,
-            packs: 0,
-            converted_only: false,
-            made_from: Vec::new(),
-        }
+        KnownResource::new("xlsx_path", Some(path.into()), "Sheets", depth)
     }
 
     #[test]
